@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Boot one built commit in QEMU, run the guest steps and judge the boot.
+# Results go to DIR (default $RESULTS/<commit>/boot-<mode>-<key>/):
+#   console.log  results.txt  verdict.json  cmdline
+# A boot whose inputs did not change is not run again.
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<USAGE
+usage: boot.sh [options] REV
+  --mode functional|deterministic   2 CPUs, plain TCG (KVM if present), or
+                                    1 CPU under -icount shift=0 (repeatable)
+  --run STEPS        guest steps, comma separated (kunit,bench,hackbench,tbench)
+  --append ARGS      more kernel command-line arguments
+  --timeout SECS     hang limit (default 600)
+  --out DIR          result directory
+  --force            boot even if a cached result exists
+Prints the result directory; its verdict.json holds the verdict (pass,
+failed, hang, infra).  Exit status 0 only for pass.
+USAGE
+}
+
+mode=functional run=kunit append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--mode) mode=$2; shift 2 ;;
+	--run) run=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--force) force=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+rev=${1:?$(usage)}
+commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
+built=$RESULTS/$commit
+[[ -f $built/bzImage ]] || die "$(short "$commit") is not built; run 'scripts/build.sh $rev'"
+
+mem=${GUEST_MEM:-4608M}
+cmdline="console=ttyS0 panic=-1 numa=fake=2 pa.run=$run $append"
+# shellcheck disable=SC2054 # commas separate QEMU sub-options, not elements
+qemu=(qemu-system-x86_64 -machine pc -m "$mem" -nodefaults -display none -no-reboot
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+case $mode in
+functional)
+	qemu+=(-smp 2)
+	if [[ -w /dev/kvm ]]; then qemu+=(-enable-kvm -cpu host); fi ;;
+deterministic)
+	# shellcheck disable=SC2054
+	qemu+=(-smp 1 -icount shift=0,sleep=off -rtc base=2020-01-01T00:00:00,clock=vm) ;;
+*) die "--mode: '$mode' is neither functional nor deterministic" ;;
+esac
+
+initrd_base=$("$TOP/qemu/mkinitramfs.sh")
+key=$( { echo "$mode $cmdline $mem"; sha1sum "$built/bzImage" "$built"/modules/*.ko "$initrd_base" \
+	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
+out=${out:-$built/boot-$mode-$key}
+if [[ $force -eq 0 && -f $out/verdict.json ]]; then
+	v=$(jq -r .verdict "$out/verdict.json")
+	say "$(short "$commit"): $mode boot cached: $v ($out)"
+	echo "$out"
+	[[ $v == pass ]]
+	exit
+fi
+
+# Boot into a scratch directory and move it into place only when judged,
+# so an interrupted boot leaves nothing that looks like a result.
+tmp=$out.tmp.$$
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$tmp"
+mkdir -p "$tmp/mods/lib/pa"
+cp "$built"/modules/*.ko "$tmp/mods/lib/pa/" 2>/dev/null || true
+(cd "$tmp/mods" && find . | cpio -o -H newc --quiet | gzip) | cat "$initrd_base" - >"$tmp/initrd"
+echo "$cmdline" >"$tmp/cmdline"
+
+say "$(short "$commit"): booting ($mode, run=$run, limit ${timeout}s)"
+start=$(date +%s.%N)
+set +e
+timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
+	-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \
+	</dev/null >"$tmp/qemu.out" 2>&1
+status=$?
+set -e
+secs=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')
+rm -rf "$tmp/mods" "$tmp/initrd"
+v=$("$TOP/scripts/verdict.sh" "$tmp" "$status" "$secs")
+rm -rf "$out"
+mv "$tmp" "$out"
+trap - EXIT
+reason=$(jq -r .reason "$out/verdict.json")
+say "$(short "$commit"): $v in ${secs}s${reason:+: $reason}"
+echo "$out"
+[[ $v == pass ]]

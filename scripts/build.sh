@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Build one commit of the kernel tree with the guest config and the guest
+# modules, and record what the check table needs under $RESULTS/<commit>/:
+#   build.log  bzImage  modules/*.ko  build.json  warnings.txt  build.key
+# usage: build.sh REV        (REV=HEAD builds what is checked out, for bisect)
+. "$(dirname "$0")/lib.sh"
+
+rev=${1:?usage: build.sh REV}
+commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
+out=$RESULTS/$commit
+build=${BUILD_DIR:-$WORK/build/guest}
+export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
+# A fixed build identity keeps init/version.o (and ccache hits) stable.
+export KBUILD_BUILD_USER=pagealloc KBUILD_BUILD_HOST=qemu
+export KBUILD_BUILD_TIMESTAMP=$GIT_COMMITTER_DATE
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+# Anything that changes the built artefacts invalidates the cached build.
+key=$( { echo "$commit"; cat "$TOP"/qemu/config/*.config "$TOP"/scripts/build.sh;
+	find "$TOP/qemu/modules" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
+if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
+	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"
+	[[ $(jq -r .status "$out/build.json") == ok ]]
+	exit
+fi
+
+mkdir -p "$out" "$(dirname "$BUILD_LOCK")"
+exec 9>"$BUILD_LOCK"
+flock 9
+
+head=$(kgit rev-parse HEAD)
+if [[ $head != "$commit" ]]; then
+	[[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
+		die "$KTREE has uncommitted changes; commit them (then 'make export') or 'git -C $KTREE stash'"
+	kgit checkout -q --detach "$commit"
+fi
+
+rm -f "$out/build.key" "$out/build.json"
+log=$out/build.log
+record() { # status seconds
+	jq -n --arg status "$1" --argjson secs "$2" --arg commit "$commit" \
+		--argjson pa_text "${pa_text:-null}" --argjson vm_text "${vm_text:-null}" \
+		--argjson warnings "${nwarn:-0}" \
+		'{commit:$commit,status:$status,seconds:$secs,page_alloc_text:$pa_text,vmlinux_text:$vm_text,warnings:$warnings}' \
+		>"$out/build.json"
+	echo "$key" >"$out/build.key"
+}
+
+say "$(short "$commit"): configuring"
+"$TOP/scripts/config.sh" "$build"
+say "$(short "$commit"): building in $build (log: $log)"
+start=$SECONDS
+kmake() { make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "$@"; }
+if ! { kmake bzImage && kmake modules_prepare; } >"$log" 2>&1; then
+	first=$(grep -m1 -E '(error|Error|undefined reference)' "$log" || tail -n1 "$log")
+	nwarn=$(grep -c ': warning:' "$log" || true)
+	record failed $((SECONDS - start))
+	die "$(short "$commit"): build failed: $first"
+fi
+
+# Warnings without line numbers, so that a line moved by the commit is
+# not reported as a new warning.
+grep ': warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >"$out/warnings.txt" || true
+nwarn=$(wc -l <"$out/warnings.txt")
+pa_text=$(size "$build/mm/page_alloc.o" | awk 'NR == 2 {print $1}')
+vm_text=$(size "$build/vmlinux" | awk 'NR == 2 {print $1}')
+cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
+
+rm -rf "$out/modules"
+mkdir -p "$out/modules"
+for src in "$TOP"/qemu/modules/*/; do
+	[[ -d $src ]] || continue
+	name=$(basename "$src")
+	mb=$WORK/modbuild/$name
+	rm -rf "$mb"
+	mkdir -p "$mb"
+	cp -r "$src". "$mb/"
+	if ! make -C "$build" M="$mb" CC="ccache gcc" modules >>"$log" 2>&1; then
+		record failed $((SECONDS - start))
+		die "$(short "$commit"): guest module $name failed to build: $(grep -m1 -E 'error' "$log")"
+	fi
+	cp "$mb"/*.ko "$out/modules/"
+done
+grep ': warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >"$out/warnings.txt" || true
+nwarn=$(wc -l <"$out/warnings.txt")
+record ok $((SECONDS - start))
+say "$(short "$commit"): built in $((SECONDS - start)) s, page_alloc.o text $pa_text, vmlinux text $vm_text"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The per-commit check: for the base and every commit of the series (or the
+# commits named), build, boot with the KUnit suite, and print one table.
+# usage: check.sh [REV | A..B]...      (default: base..$BRANCH, base included)
+. "$(dirname "$0")/lib.sh"
+
+"$TOP/scripts/import.sh"
+[[ ${NO_REPLAY:-0} == 1 ]] || "$TOP/scripts/replay.sh"
+base=$(kgit rev-parse "$(base_tag)^{commit}")
+
+commits=()
+if [[ $# -eq 0 ]]; then
+	set -- "$base" "$base..$BRANCH"
+fi
+for r in "$@"; do
+	if [[ $r == *..* ]]; then
+		mapfile -t -O "${#commits[@]}" commits < <(kgit rev-list --reverse "$r")
+	else
+		commits+=("$(kgit rev-parse --verify "$r^{commit}")") || die "$r: no such commit"
+	fi
+done
+[[ ${#commits[@]} -gt 0 ]] || die "nothing to check in: $*"
+
+# The boots every commit gets: KUnit on the functional machine, and again
+# with page poisoning and debug_pagealloc to catch use-after-free.
+boots=("kunit|" "kunit|debug_pagealloc=on page_poison=1")
+[[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
+
+# The base is built first: its warnings and text size are the reference.
+"$TOP/scripts/build.sh" "$base" >/dev/null || die "the base $(short "$base") does not build"
+bj=$RESULTS/$base/build.json
+
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+total=${#commits[@]}
+i=0 failed=0
+for c in "${commits[@]}"; do
+	i=$((i + 1))
+	subj=$(kgit log -1 --format=%s "$c")
+	[[ $c == "$base" ]] && subj="(base) $subj"
+	progress "$i" "$total" "build $(short "$c") $subj"
+	verdict=pass why='' boot_s=- tests=- newwarn=- dtext=- build_s=-
+	if "$TOP/scripts/build.sh" "$c" >/dev/null; then
+		cj=$RESULTS/$c/build.json
+		build_s=$(jq -r .seconds "$cj")
+		newwarn=$(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | wc -l)
+		dtext=$(( $(jq -r .page_alloc_text "$cj") - $(jq -r .page_alloc_text "$bj") ))
+		if [[ $newwarn -gt 0 ]]; then
+			verdict=failed why="new warning: $(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | head -n1)"
+		fi
+		p=0 f=0 s=0 boot_s=''
+		for b in "${boots[@]}"; do
+			run=${b%%|*} append=${b#*|}
+			progress "$i" "$total" "boot $(short "$c") run=$run${append:+ $append}"
+			dir=$("$TOP/scripts/boot.sh" --run "$run" --append "$append" "$c") || true
+			vj=$dir/verdict.json
+			if [[ ! -f $vj ]]; then
+				verdict=infra why="boot.sh could not boot $(short "$c")"
+				continue
+			fi
+			v=$(jq -r .verdict "$vj")
+			boot_s+=${boot_s:+/}$(jq -r .seconds "$vj")
+			p=$((p + $(jq .tests.pass "$vj"))) f=$((f + $(jq .tests.fail "$vj"))) s=$((s + $(jq .tests.skip "$vj")))
+			if [[ $v != pass && $verdict == pass ]]; then
+				verdict=$v why="${append:-plain boot}: $(jq -r .reason "$vj")"
+			fi
+		done
+		tests="$p/$f/$s"
+	else
+		verdict=failed why="build: $(grep -m1 -E 'error|Error' "$RESULTS/$c/build.log" || echo 'see build.log')"
+	fi
+	[[ $verdict == pass ]] || failed=$((failed + 1))
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
+		"$newwarn" "$dtext" "$boot_s" "$tests" "$verdict" "$why" >>"$rows"
+done
+
+"$TOP/scripts/table.sh" "${TABLE_FORMAT:-text}" <"$rows" | tee "$WORK/check-table.txt"
+[[ $failed -eq 0 ]] || die "$failed of $total commits failed"

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Common settings and helpers for the host-side scripts.  Sourced, not run.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
+KTREE=${KTREE:-$WORK/linux}
+RESULTS=${RESULTS:-$WORK/results}
+SERIES_DIR=${SERIES_DIR:-$TOP}
+BRANCH=${BRANCH:-series}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SOURCE_PKG=${SOURCE_PKG:-linux-source-6.1}
+# Kernel builds are serialised machine-wide: two at once on two cores only
+# makes both slower and can exhaust memory.
+BUILD_LOCK=${BUILD_LOCK:-$WORK/build.lock}
+# Fixed identity and date so that the same series files always give the
+# same commit ids (replay is then a pure function of its inputs).
+export GIT_AUTHOR_NAME=${SERIES_AUTHOR_NAME:-Page Allocator Series}
+export GIT_AUTHOR_EMAIL=${SERIES_AUTHOR_EMAIL:-pagealloc@example.org}
+export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME
+export GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+export GIT_AUTHOR_DATE=${SERIES_DATE:-2009-02-22T17:17:00+0000}
+export GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+
+PROG=${PROG:-$(basename "$0" .sh)}
+
+say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+
+kgit() { git -C "$KTREE" "$@"; }
+
+# The base tag of the imported tarball: base/<debian version>.
+base_tag() {
+	local v
+	if [[ -n ${BASE:-} ]]; then
+		echo "$BASE"
+		return
+	fi
+	v=$(kgit tag -l 'base/*' --sort=-creatordate | head -n1)
+	[[ -n $v ]] || die "no imported base in $KTREE; run 'make import' first"
+	echo "$v"
+}
+
+# Patch names from series.txt, in order, comments and blanks dropped.
+series_names() {
+	local f=$SERIES_DIR/series.txt
+	[[ -f $f ]] || die "$f: no such file"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
+}
+
+short() { git -C "$KTREE" rev-parse --short=12 "$1"; }
+
+# Print a progress line that says how far along a long loop is.
+progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Check series.txt, commit-msgs/ and patches/ agree before anything is
+# replayed: every name once, every file present, every message with a
+# subject and a Signed-off-by.
+. "$(dirname "$0")/lib.sh"
+
+declare -A seen=()
+bad=0
+n=0
+while IFS= read -r name; do
+	n=$((n + 1))
+	if [[ -n ${seen[$name]:-} ]]; then
+		say "series.txt: '$name' is listed twice (entries ${seen[$name]} and $n)"
+		bad=1
+	fi
+	seen[$name]=$n
+	msg=$SERIES_DIR/commit-msgs/$name
+	if [[ ! -f $SERIES_DIR/patches/$name.diff ]]; then
+		say "series.txt: '$name': patches/$name.diff is missing"
+		bad=1
+	fi
+	if [[ ! -f $msg ]]; then
+		say "series.txt: '$name': commit-msgs/$name is missing"
+		bad=1
+		continue
+	fi
+	if ! head -n1 "$msg" | grep -q '[^[:space:]]'; then
+		say "commit-msgs/$name: first line (the subject) is empty"
+		bad=1
+	fi
+	if ! grep -q '^Signed-off-by: .\+ <.\+@.\+>$' "$msg"; then
+		say "commit-msgs/$name: no 'Signed-off-by: Name <email>' line"
+		bad=1
+	fi
+done < <(series_names)
+[[ $bad -eq 0 ]] || die "the series files are inconsistent (see above)"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Replay series.txt onto the imported base as branch $BRANCH: one commit
+# per patch, message from commit-msgs/NAME, diff from patches/NAME.diff.
+# Author and dates are fixed, so the same files always give the same ids.
+. "$(dirname "$0")/lib.sh"
+
+base=$(base_tag)
+"$TOP/scripts/lint-series.sh"
+mapfile -t names < <(series_names)
+
+mkdir -p "$WORK/state"
+# Refuse to throw away work done in the kernel tree: uncommitted edits, or
+# commits on the branch that are not the ones replay made last time.
+stamp=$WORK/state/replayed-$BRANCH
+[[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
+	die "$KTREE has uncommitted changes; commit them and run 'make export', or 'git -C $KTREE stash'"
+if cur=$(kgit rev-parse -q --verify "refs/heads/$BRANCH"); then
+	if [[ ! -f $stamp || $(cat "$stamp") != "$cur" ]]; then
+		die "branch $BRANCH in $KTREE has commits replay did not make ($(short "$cur")); run 'make export' to keep them, or 'git -C $KTREE branch -D $BRANCH' to drop them"
+	fi
+fi
+
+# Point the branch at a replayed commit; a checked-out branch gets its files
+# too (the tree was clean, so nothing is lost).
+set_branch() {
+	unset GIT_INDEX_FILE
+	kgit update-ref "refs/heads/$BRANCH" "$1"
+	echo "$1" >"$stamp"
+	if [[ $(kgit symbolic-ref -q HEAD) == "refs/heads/$BRANCH" ]]; then
+		kgit reset -q --hard
+	fi
+}
+
+# Build the commits on a temporary index so that the checked-out tree is
+# touched only once at the end (fewer files with new mtimes to rebuild).
+idx=$(mktemp)
+trap 'rm -f "$idx"' EXIT
+export GIT_INDEX_FILE=$idx
+kgit read-tree "$base"
+parent=$(kgit rev-parse "$base^{commit}")
+total=${#names[@]}
+i=0
+for name in "${names[@]}"; do
+	i=$((i + 1))
+	diff=$SERIES_DIR/patches/$name.diff
+	msg=$SERIES_DIR/commit-msgs/$name
+	progress "$i" "$total" "apply $name"
+	if ! err=$(kgit apply --cached --whitespace=nowarn "$diff" 2>&1); then
+		set_branch "$parent"
+		printf '%s\n' "$err" | sed 's/^/    /' >&2
+		die "patch $i/$total '$name' ($diff) does not apply on $(short "$parent"); $BRANCH left at the last good commit"
+	fi
+	tree=$(kgit write-tree)
+	parent=$(kgit commit-tree "$tree" -p "$parent" <"$msg")
+done
+set_branch "$parent"
+say "$BRANCH = $(short "$parent"): $total patches on $base"

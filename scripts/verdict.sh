@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Decide what one boot did, from its console log, its results port and
+# QEMU's exit status, and write DIR/verdict.json.
+#   pass    guest finished and reported success, console clean
+#   failed  guest reported a failed test, or the console shows a panic,
+#           oops, BUG, WARNING, call trace, KASAN or UBSAN report
+#   hang    QEMU was killed at the time limit
+#   infra   QEMU could not run, or the guest ended without a verdict
+# usage: verdict.sh DIR QEMU_STATUS SECONDS
+. "$(dirname "$0")/lib.sh"
+
+dir=${1:?usage: verdict.sh DIR QEMU_STATUS SECONDS}
+status=${2:?}
+secs=${3:?}
+console=$dir/console.log
+results=$dir/results.txt
+touch "$console" "$results"
+allowed=${ALLOWED_CONSOLE:-$TOP/qemu/allowed-console.txt}
+bad='Kernel panic|BUG:|Oops|WARNING:|Call Trace:|KASAN|UBSAN|general protection fault|kernel BUG'
+
+matched=$(grep -E "$bad" "$console" | grep -v -E -f <(grep -v -e '^#' -e '^$' "$allowed") | head -n 20 || true)
+
+# KUnit cases are the indented result lines inside each KTAP block; the
+# unindented line closes the suite and is not a case of its own.
+read -r npass nfail nskip < <(awk '
+	/^PA-KTAP-BEGIN/ { in_ktap = 1; next }
+	/^PA-KTAP-END/ { in_ktap = 0; next }
+	in_ktap && /^[ \t]+(not )?ok [0-9]+/ {
+		if ($0 ~ /# SKIP/) s++; else if ($1 == "not") f++; else p++
+	}
+	END { print p + 0, f + 0, s + 0 }' "$results")
+failed_cases=$(awk '/^PA-KTAP-BEGIN/ { suite = $2 }
+	/^[ \t]+not ok [0-9]+/ { sub(/^[ \t]+not ok [0-9]+ (- )?/, ""); print suite "." $1 }' "$results")
+guest_fail=$(sed -n 's/^PA-FAIL //p' "$results")
+finished=$(grep -c '^PA-END' "$results" || true)
+
+# isa-debug-exit turns the guest's byte v into QEMU status 2v+1.
+if [[ $status -eq 124 || $status -eq 137 ]]; then
+	verdict=hang reason="no verdict within the time limit; last console line: $(tail -n1 "$console")"
+elif [[ -n $matched ]]; then
+	verdict=failed reason="console: $(head -n1 <<<"$matched")"
+elif [[ $status -eq 3 || -n $guest_fail || $nfail -gt 0 ]]; then
+	verdict=failed reason="guest tests failed: $(echo "$failed_cases" "$guest_fail" | tr '\n' ' ')"
+elif [[ $status -eq 1 && $finished -gt 0 ]]; then
+	verdict=pass reason=""
+else
+	verdict=infra reason="QEMU exited with status $status without a guest verdict; last console line: $(tail -n1 "$console")"
+fi
+
+jq -n --arg verdict "$verdict" --arg reason "$reason" --argjson secs "$secs" \
+	--argjson status "$status" --arg matched "$matched" \
+	--argjson pass "$npass" --argjson fail "$nfail" --argjson skip "$nskip" \
+	--arg failed_cases "$failed_cases" \
+	'{verdict:$verdict, reason:$reason, seconds:$secs, qemu_status:$status,
+	  matched:($matched | split("\n") | map(select(. != ""))),
+	  tests:{pass:$pass, fail:$fail, skip:$skip,
+	         failed:($failed_cases | split("\n") | map(select(. != "")))}}' >"$dir/verdict.json"
+echo "$verdict"

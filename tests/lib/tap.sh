@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# A small test library in the manner of git's t/test-lib.sh: every test runs
+# in a subshell inside its own scratch directory, output is TAP for prove.
+#   ok "sentence" 'commands'          passes when the commands exit 0
+#   expect_fail ... / check_output     helpers used inside a test
+set -uo pipefail
+
+T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+T_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/pagealloc-test.XXXXXX")
+trap 'rm -rf "$T_SCRATCH"' EXIT
+t_n=0
+t_failed=0
+export PATH="$T_TOP/scripts:$PATH"
+
+ok() {
+	local name=$1 body=$2 dir out
+	t_n=$((t_n + 1))
+	dir=$T_SCRATCH/t$t_n
+	mkdir -p "$dir"
+	if out=$(cd "$dir" && eval "$body" 2>&1); then
+		echo "ok $t_n - $name"
+	else
+		echo "not ok $t_n - $name"
+		printf '%s\n' "$out" | sed 's/^/# /'
+		t_failed=$((t_failed + 1))
+	fi
+}
+
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+skip() { t_n=$((t_n + 1)); echo "ok $t_n - $1 # SKIP $2"; }
+
+done_testing() {
+	echo "1..$t_n"
+	[[ $t_failed -eq 0 ]]
+}
+
+# Run a command that must fail; show what it printed if it did not.
+must_fail() {
+	if "$@" >fail.out 2>&1; then
+		echo "expected failure, but it succeeded: $*"
+		cat fail.out
+		return 1
+	fi
+	cat fail.out
+}
+
+# The named file (default fail.out) must contain the extended regex.
+must_say() {
+	local re=$1 f=${2:-fail.out}
+	grep -qE -- "$re" "$f" && return 0
+	echo "expected /$re/ in $f, got:"
+	cat "$f"
+	return 1
+}
+
+# A tiny "linux-source" tarball: a few files, and a top-level .gitignore
+# that ignores everything, as Debian's has.
+make_tarball() {
+	local v=${1:-1.0-1} d
+	d=$(mktemp -d)
+	mkdir -p "$d/linux-source-6.1/mm" "$d/linux-source-6.1/include"
+	printf '*\n!.gitignore\n' >"$d/linux-source-6.1/.gitignore"
+	printf 'int alloc(void)\n{\n\treturn %s;\n}\n' 1 >"$d/linux-source-6.1/mm/page_alloc.c"
+	printf '#define GFP_KERNEL 0\n' >"$d/linux-source-6.1/include/gfp.h"
+	printf 'VERSION = %s\n' "$v" >"$d/linux-source-6.1/Makefile"
+	tar -C "$d" -cJf "$PWD/linux-source-6.1.tar.xz" linux-source-6.1
+	rm -rf "$d"
+}
+
+# Environment that points every script at this test's scratch directory.
+fixture_env() {
+	export WORK=$PWD/work TARBALL=$PWD/linux-source-6.1.tar.xz SOURCE_VERSION=${1:-1.0-1}
+	export SERIES_DIR=$PWD/series
+	unset KTREE RESULTS BASE
+}
+
+# Write patch NAME into the series directory: message and diff.
+# usage: add_patch NAME "subject" DIFF-FILE [no-signoff]
+add_patch() {
+	mkdir -p "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches"
+	printf '%s\n\nBody of %s.\n' "$2" "$1" >"$SERIES_DIR/commit-msgs/$1"
+	[[ ${4:-} == no-signoff ]] || printf '\nSigned-off-by: Test Er <t@example.org>\n' >>"$SERIES_DIR/commit-msgs/$1"
+	cp "$3" "$SERIES_DIR/patches/$1.diff"
+	echo "$1" >>"$SERIES_DIR/series.txt"
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Replay and export: series files <-> commits in the kernel tree.
+. "$(dirname "$0")/lib/tap.sh"
+
+# An imported fixture tree and a scratch clone to make patches in.
+setup() {
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1
+}
+
+# usage: patch_from NAME SUBJECT FILE SED-EXPR [no-signoff]
+patch_from() {
+	sed -i "$4" "scratch/$3" &&
+	git -C scratch diff --full-index >"$1.diff" &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qam "$2" &&
+	add_patch "$1" "$2" "$1.diff" "${5:-}"
+}
+
+three_patches() {
+	setup &&
+	patch_from one "mm/page_alloc: Return two" mm/page_alloc.c "s/return 1/return 2/" &&
+	patch_from two "mm/page_alloc: Add a comment" mm/page_alloc.c "1i /* two */" &&
+	patch_from three "gfp: Define GFP_ATOMIC" include/gfp.h "\$a #define GFP_ATOMIC 1"
+}
+
+ok "replay makes one commit per patch, in series order, on the base" '
+	three_patches && replay.sh &&
+	git -C work/linux log --format=%s base/1.0-1..series >log &&
+	printf "%s\n" "gfp: Define GFP_ATOMIC" "mm/page_alloc: Add a comment" "mm/page_alloc: Return two" | diff - log &&
+	git -C work/linux show series:mm/page_alloc.c | must_say "return 2" /dev/stdin
+'
+
+ok "replaying the same files twice gives the same commit ids" '
+	three_patches && replay.sh && git -C work/linux rev-parse series >first &&
+	git -C work/linux branch -D -q series && replay.sh &&
+	git -C work/linux rev-parse series | diff - first
+'
+
+ok "replay then export gives the series files back byte for byte" '
+	three_patches && cp -r series orig && replay.sh && export.sh &&
+	diff -r orig series
+'
+
+ok "export picks up a commit amended in the kernel tree" '
+	three_patches && replay.sh &&
+	git -C work/linux checkout -q series &&
+	echo "/* more */" >>work/linux/include/gfp.h &&
+	git -C work/linux commit -q --amend -a -m "gfp: Define GFP_ATOMIC and more" -m "Signed-off-by: A <a@b.c>" &&
+	export.sh && must_say "more" series/patches/gfp-define-gfp_atomic-and-more.diff &&
+	must_say "^gfp-define-gfp_atomic-and-more$" series/series.txt &&
+	test ! -e series/patches/three.diff && replay.sh
+'
+
+ok "a patch that does not apply is named, with its file, and the branch stays at the last good commit" '
+	three_patches &&
+	sed -i "s/return 1/return 7/" series/patches/two.diff series/patches/one.diff &&
+	sed -i "s/^-\treturn 7;/-\treturn 5;/" series/patches/two.diff &&
+	must_fail replay.sh && must_say "patch 1/3 .one." && must_say "mm/page_alloc.c" &&
+	test "$(git -C work/linux rev-parse series)" = "$(git -C work/linux rev-parse base/1.0-1^{commit})"
+'
+
+ok "a failure in the middle leaves the commits before it" '
+	three_patches && printf "garbage\n" >series/patches/three.diff &&
+	must_fail replay.sh && must_say "patch 3/3 .three." &&
+	git -C work/linux log --format=%s -1 series | must_say "Add a comment" /dev/stdin
+'
+
+ok "series.txt naming a missing patch is refused with its name" '
+	three_patches && echo four >>series/series.txt &&
+	must_fail replay.sh && must_say "four.*patches/four.diff is missing"
+'
+
+ok "series.txt naming a patch twice is refused" '
+	three_patches && echo one >>series/series.txt &&
+	must_fail replay.sh && must_say "one.* listed twice"
+'
+
+ok "a commit message without Signed-off-by is refused" '
+	setup && patch_from one "mm: x" mm/page_alloc.c "s/1/2/" no-signoff &&
+	must_fail replay.sh && must_say "commit-msgs/one: no .Signed-off-by"
+'
+
+ok "a commit message without a subject is refused" '
+	three_patches && sed -i "1s/.*//" series/commit-msgs/two &&
+	must_fail replay.sh && must_say "commit-msgs/two: first line"
+'
+
+ok "replay refuses to overwrite uncommitted edits in the kernel tree" '
+	three_patches && replay.sh && echo x >>work/linux/mm/page_alloc.c &&
+	must_fail replay.sh && must_say "uncommitted changes"
+'
+
+ok "replay refuses to drop commits made in the kernel tree, and says to export" '
+	three_patches && replay.sh && git -C work/linux checkout -q series &&
+	git -C work/linux commit -q --allow-empty -m "local work" &&
+	must_fail replay.sh && must_say "make export" &&
+	git -C work/linux log -1 --format=%s series | must_say "local work" /dev/stdin
+'
+
+ok "an empty series replays to the base" '
+	setup && mkdir -p series && : >series/series.txt && replay.sh &&
+	test "$(git -C work/linux rev-parse series)" = "$(git -C work/linux rev-parse base/1.0-1^{commit})"
+'
+
+done_testing
