@@ -7,7 +7,7 @@
 
 bins=(/bin/busybox /usr/bin/hackbench /usr/bin/tbench /usr/bin/tbench_srv)
 key=$( { cat "$TOP/qemu/guest/init" "$0"; sha1sum "${bins[@]}"; } | sha1sum | cut -c1-16)
-img=$WORK/initramfs/base-$key.cpio.gz
+img=${INITRAMFS_DIR:-$WORK/initramfs}/base-$key.cpio.gz
 if [[ -f $img ]]; then
 	echo "$img"
 	exit 0
@@ -34,6 +34,6 @@ echo "127.0.0.1 localhost" >"$root/etc/hosts"
 echo "hosts: files" >"$root/etc/nsswitch.conf"
 
 mkdir -p "$(dirname "$img")"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -9) >"$img.tmp"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip) >"$img.tmp"
 mv "$img.tmp" "$img"
 echo "$img"

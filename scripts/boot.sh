@@ -39,6 +39,22 @@ commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commi
 built=$RESULTS/$commit
 [[ -f $built/bzImage ]] || die "$(short "$commit") is not built; run 'scripts/build.sh $rev'"
 
+# /dev/kvm can exist and still fail at the first vCPU run (nested or
+# sandboxed hosts); a firmware-only probe that survives 3 s says it works.
+# The answer is kept per machine in $WORK/state/kvm.
+kvm_works() {
+	local f=$WORK/state/kvm
+	[[ ${ACCEL:-auto} != tcg ]] || return 1
+	[[ -w /dev/kvm ]] || return 1
+	if [[ ! -f $f ]]; then
+		mkdir -p "$WORK/state"
+		timeout 3 qemu-system-x86_64 -enable-kvm -cpu host -machine pc -m 64 -nodefaults \
+			-display none >/dev/null 2>&1
+		if [[ $? -eq 124 ]]; then echo yes >"$f"; else echo no >"$f"; fi
+	fi
+	[[ $(cat "$f") == yes ]]
+}
+
 mem=${GUEST_MEM:-4608M}
 cmdline="console=ttyS0 panic=-1 numa=fake=2 pa.run=$run $append"
 # shellcheck disable=SC2054 # commas separate QEMU sub-options, not elements
@@ -46,8 +62,11 @@ qemu=(qemu-system-x86_64 -machine pc -m "$mem" -nodefaults -display none -no-reb
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 case $mode in
 functional)
-	qemu+=(-smp 2)
-	if [[ -w /dev/kvm ]]; then qemu+=(-enable-kvm -cpu host); fi ;;
+	# SeaBIOS's MP table names one CPU per socket, and without ACPI it is
+	# all the kernel sees: two sockets, or the guest boots with one CPU.
+	# shellcheck disable=SC2054
+	qemu+=(-smp 2,sockets=2,cores=1)
+	if kvm_works; then qemu+=(-enable-kvm -cpu host); fi ;;
 deterministic)
 	# shellcheck disable=SC2054
 	qemu+=(-smp 1 -icount shift=0,sleep=off -rtc base=2020-01-01T00:00:00,clock=vm) ;;
@@ -55,7 +74,8 @@ deterministic)
 esac
 
 initrd_base=$("$TOP/qemu/mkinitramfs.sh")
-key=$( { echo "$mode $cmdline $mem"; sha1sum "$built/bzImage" "$built"/modules/*.ko "$initrd_base" \
+mapfile -t mods < <(find "$built/modules" -name '*.ko' 2>/dev/null | sort)
+key=$( { echo "$mode $cmdline $mem"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" \
 	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
 if [[ $force -eq 0 && -f $out/verdict.json ]]; then
@@ -72,7 +92,7 @@ tmp=$out.tmp.$$
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$tmp"
 mkdir -p "$tmp/mods/lib/pa"
-cp "$built"/modules/*.ko "$tmp/mods/lib/pa/" 2>/dev/null || true
+[[ ${#mods[@]} -eq 0 ]] || cp "${mods[@]}" "$tmp/mods/lib/pa/"
 (cd "$tmp/mods" && find . | cpio -o -H newc --quiet | gzip) | cat "$initrd_base" - >"$tmp/initrd"
 echo "$cmdline" >"$tmp/cmdline"
 

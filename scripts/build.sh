@@ -8,7 +8,9 @@
 rev=${1:?usage: build.sh REV}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
 out=$RESULTS/$commit
-build=${BUILD_DIR:-$WORK/build/guest}
+# One build directory per config, so a config change does not throw away
+# the incremental state of the previous one.
+build=${BUILD_DIR:-$WORK/build/guest-$(cat "$TOP"/qemu/config/*.config | sha1sum | cut -c1-8)}
 export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
 # A fixed build identity keeps init/version.o (and ccache hits) stable.
 export KBUILD_BUILD_USER=pagealloc KBUILD_BUILD_HOST=qemu

@@ -42,10 +42,15 @@ base_tag() {
 	echo "$v"
 }
 
+# Die unless series.txt exists; call before reading names, since a die
+# inside a process substitution would not stop the caller.
+require_series() {
+	[[ -f $SERIES_DIR/series.txt ]] || die "$SERIES_DIR/series.txt: no such file"
+}
+
 # Patch names from series.txt, in order, comments and blanks dropped.
 series_names() {
 	local f=$SERIES_DIR/series.txt
-	[[ -f $f ]] || die "$f: no such file"
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
 }
 

@@ -3,6 +3,7 @@
 # replayed: every name once, every file present, every message with a
 # subject and a Signed-off-by.
 . "$(dirname "$0")/lib.sh"
+require_series
 
 declare -A seen=()
 bad=0

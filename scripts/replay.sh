@@ -3,6 +3,7 @@
 # per patch, message from commit-msgs/NAME, diff from patches/NAME.diff.
 # Author and dates are fixed, so the same files always give the same ids.
 . "$(dirname "$0")/lib.sh"
+require_series
 
 base=$(base_tag)
 "$TOP/scripts/lint-series.sh"

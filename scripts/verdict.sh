@@ -44,7 +44,7 @@ elif [[ $status -eq 3 || -n $guest_fail || $nfail -gt 0 ]]; then
 elif [[ $status -eq 1 && $finished -gt 0 ]]; then
 	verdict=pass reason=""
 else
-	verdict=infra reason="QEMU exited with status $status without a guest verdict; last console line: $(tail -n1 "$console")"
+	verdict=infra reason="QEMU exited with status $status without a guest verdict; last line from QEMU: $(tail -n1 "$dir/qemu.out" 2>/dev/null); from the console: $(tail -n1 "$console")"
 fi
 
 jq -n --arg verdict "$verdict" --arg reason "$reason" --argjson secs "$secs" \

@@ -5,7 +5,7 @@
 # An imported fixture tree and a scratch clone to make patches in.
 setup() {
 	make_tarball && fixture_env && import.sh 2>/dev/null &&
-	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1
+	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1
 }
 
 # usage: patch_from NAME SUBJECT FILE SED-EXPR [no-signoff]

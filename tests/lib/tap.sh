@@ -11,6 +11,9 @@ trap 'rm -rf "$T_SCRATCH"' EXIT
 t_n=0
 t_failed=0
 export PATH="$T_TOP/scripts:$PATH"
+# One guest initramfs for the whole test file, not one per test.
+export INITRAMFS_DIR=$T_SCRATCH/initramfs
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=advice.detachedHead GIT_CONFIG_VALUE_0=false
 
 ok() {
 	local name=$1 body=$2 dir out

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Verdicts: what one boot did, from its console, results port and status.
+. "$(dirname "$0")/lib/tap.sh"
+
+# usage: boot_dir CONSOLE-TEXT RESULTS-TEXT
+boot_dir() {
+	mkdir -p b && printf '%b' "$1" >b/console.log && printf '%b' "$2" >b/results.txt
+}
+good_results='PA-BEGIN 6.1 cpus=2\nPA-KTAP-BEGIN pagealloc_seeds\n    KTAP version 1\n    # Subtest: pagealloc_seeds\n    1..3\n    ok 1 - a\n    ok 2 - b\n    ok 3 - c # SKIP one cpu\nok 1 - pagealloc_seeds\nPA-KTAP-END pagealloc_seeds\nPA-END verdict=0\n'
+
+ok "a clean console and a guest success are a pass, with case counts" '
+	boot_dir "Linux version 6.1\nRun /init\n" "$good_results" &&
+	test "$(verdict.sh b 1 2.5)" = pass &&
+	test "$(jq -c .tests b/verdict.json)" = "{\"pass\":2,\"fail\":0,\"skip\":1,\"failed\":[]}"
+'
+
+ok "a failing KUnit case fails the boot and is named" '
+	boot_dir "ok\n" "${good_results/ok 2 - b/not ok 2 - b}" &&
+	test "$(verdict.sh b 3 2.5)" = failed &&
+	test "$(jq -r ".tests.failed[0]" b/verdict.json)" = pagealloc_seeds.b &&
+	jq -r .reason b/verdict.json | must_say "pagealloc_seeds.b" /dev/stdin
+'
+
+for pat in "Kernel panic - not syncing: sysrq triggered crash" "BUG: unable to handle page fault" \
+	"WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:5634 __alloc_pages" "Oops: 0002 [#1] SMP" \
+	"Call Trace:" "UBSAN: shift-out-of-bounds in mm/page_alloc.c" "BUG: KASAN: use-after-free"; do
+	export PAT=$pat
+	ok "a console line '${pat%%:*}' fails the boot and is quoted" '
+		boot_dir "boot\n$PAT\nmore\n" "$good_results" &&
+		test "$(verdict.sh b 1 2.5)" = failed &&
+		test "$(jq -r ".matched[0]" b/verdict.json)" = "$PAT"
+	'
+done
+
+ok "a harmless line from the allowed list does not fail the boot" '
+	boot_dir "WARNING: workqueue cpumask: online intersect > possible intersect\n" "$good_results" &&
+	test "$(verdict.sh b 1 2.5)" = pass
+'
+
+ok "ACPI text saying report a bug is not a kernel bug" '
+	boot_dir "ACPI: please report a bug to the firmware vendor\n" "$good_results" &&
+	test "$(verdict.sh b 1 2.5)" = pass
+'
+
+ok "a timeout is a hang, with the last console line" '
+	boot_dir "Run /init\nstill here\n" "PA-BEGIN\n" &&
+	test "$(verdict.sh b 124 600)" = hang &&
+	jq -r .reason b/verdict.json | must_say "still here" /dev/stdin
+'
+
+ok "QEMU ending without a guest verdict is an infrastructure failure" '
+	boot_dir "" "" && test "$(verdict.sh b 1 0.1)" = infra &&
+	boot_dir "qemu: could not load kernel" "" && test "$(verdict.sh b 1 0.1)" = infra
+'
+
+ok "a step the guest reports as failed fails the boot" '
+	boot_dir "ok\n" "PA-BEGIN\nPA-FAIL tbench\nPA-END verdict=1\n" &&
+	test "$(verdict.sh b 3 9)" = failed && jq -r .reason b/verdict.json | must_say tbench /dev/stdin
+'
+
+ok "every allowed console pattern has a reason above it" '
+	awk "/^#/ { c = 1; next } /^$/ { c = 0; next } !c { print; bad = 1 } { c = 0 } END { exit bad }" \
+		"$T_TOP/qemu/allowed-console.txt"
+'
+
+done_testing

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The guest config: Debian's memory-management choices, kept and readable.
+. "$(dirname "$0")/lib/tap.sh"
+
+debian=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+frag=$T_TOP/qemu/config/mm-debian.config
+
+if [[ -f $debian ]]; then
+	ok "every value in mm-debian.config is the one Debian's amd64 config has" '
+		bad=0
+		xz -dc '"$debian"' >debian.config
+		while IFS= read -r line; do
+			case $line in CONFIG_*=*) ;; *) continue ;; esac
+			grep -qxF -- "$line" debian.config || { echo "Debian differs: $line"; bad=1; }
+		done <'"$frag"'
+		test $bad -eq 0
+	'
+else
+	skip "every value in mm-debian.config is the one Debian's amd64 config has" "no $debian"
+fi
+
+ok "every option in the fragments has a comment saying why" '
+	for f in "$T_TOP"/qemu/config/*.config; do
+		awk -v f="$f" "/^#/ { c = 1; next } /^$/ { c = 0; next } { if (!c) { print f \": \" \$0; bad = 1 } }
+			END { exit bad }" "$f" || exit 1
+	done
+'
+
+ok "Debian's allocator-relevant options are all in the fragment" '
+	for o in NUMA MEMCG TRANSPARENT_HUGEPAGE COMPACTION ZONE_DMA ZONE_DMA32 SPARSEMEM_VMEMMAP \
+		DEBUG_LIST PAGE_POISONING INIT_ON_ALLOC_DEFAULT_ON SHUFFLE_PAGE_ALLOCATOR PREEMPT_DYNAMIC; do
+		grep -qx "CONFIG_$o=y" '"$frag"' || { echo "missing CONFIG_$o"; exit 1; }
+	done
+'
+
+if [[ -d ${WORK:-$HOME/.cache/pagealloc}/linux/.git || -d $HOME/.cache/pagealloc/linux/.git ]] && [[ -z ${SKIP_KERNEL:-} ]]; then
+	ok "Kconfig gives every value the fragments ask for" '
+		config.sh "$PWD/b" && grep -qx "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y" b/.config &&
+		grep -qx "CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y" b/.config
+	'
+	ok "a value Kconfig cannot give is reported by name" '
+		mkdir top && cp -r "$T_TOP/scripts" "$T_TOP/qemu" top/ &&
+		echo "CONFIG_NO_SUCH_OPTION_X=y" >>top/qemu/config/test.config &&
+		must_fail top/scripts/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
+	'
+else
+	skip "Kconfig gives every value the fragments ask for" "no imported kernel tree"
+fi
+
+done_testing

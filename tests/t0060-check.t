@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# make check's logic on a fixture tree, with a stand-in make and QEMU:
+# the table, the verdicts it carries, the results cache, and recovery.
+. "$(dirname "$0")/lib/tap.sh"
+
+setup() {
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
+		CHECK_BOOTS="kunit|" BOOT_TIMEOUT=5 &&
+	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1 &&
+	mkdir -p series && : >series/series.txt
+}
+patch_from() { # NAME SUBJECT SED-EXPR
+	sed -i "$3" scratch/mm/page_alloc.c &&
+	git -C scratch diff --full-index >"$1.diff" &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qam "$2" &&
+	add_patch "$1" "$2" "$1.diff"
+}
+
+ok "check builds and boots the base and every commit and prints one row each" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	patch_from two "mm: two" "s/return 2/return 3/" &&
+	check.sh >table 2>progress &&
+	must_say "^commit +subject" table && test "$(grep -c " pass" table)" = 3 &&
+	must_say "^\[3/3\] boot [0-9a-f]{12} run=kunit" progress &&
+	must_say "mm: two .* 2/0/0 +pass" table
+'
+
+ok "a rerun with nothing changed builds and boots nothing" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	check.sh >/dev/null 2>&1 && : >make.log && : >qemu.log &&
+	check.sh >table 2>&1 && test ! -s make.log && test ! -s qemu.log &&
+	test "$(grep -c " pass" table)" = 2
+'
+
+ok "a commit that adds a compiler warning fails, naming the warning" '
+	setup && patch_from warn "mm: warn" "1i #warning planted" &&
+	must_fail check.sh && must_say "mm: warn .*failed.*new warning.*planted" &&
+	must_say "1 of 2 commits failed"
+'
+
+ok "a commit that does not build fails, naming the file and first error" '
+	setup && patch_from broken "mm: broken" "s/return 1;/return 1/" &&
+	must_fail check.sh && must_say "mm: broken .*failed.*build: .*mm/page_alloc.c:[0-9]+:[0-9]+: error"
+'
+
+ok "a failing guest test fails the commit and names the case" '
+	setup && export FAKE_QEMU=fail && must_fail check.sh && must_say "failed .*pagealloc_seeds.b"
+'
+
+ok "a panic fails the commit and quotes the console line" '
+	setup && export FAKE_QEMU=panic && must_fail check.sh && must_say "failed .*Kernel panic - not syncing: fake"
+'
+
+ok "a WARNING in the console fails the commit" '
+	setup && export FAKE_QEMU=warn && must_fail check.sh && must_say "failed .*WARNING: CPU: 0"
+'
+
+ok "a guest that never finishes is a hang, killed at the time limit" '
+	setup && export FAKE_QEMU=hang BOOT_TIMEOUT=2 && must_fail check.sh && must_say " hang .*hanging"
+'
+
+ok "an interrupted build leaves no result, and the rerun builds again" '
+	setup && { FAKE_MAKE_HANG=1 timeout -s INT 3 build.sh base/1.0-1 >/dev/null 2>&1; true; } &&
+	c=$(git -C work/linux rev-parse base/1.0-1^{commit}) && test ! -e work/results/$c/build.key &&
+	check.sh >table 2>&1 && test "$(grep -c " pass" table)" = 1
+'
+
+ok "an interrupted boot leaves no verdict, and the rerun boots again" '
+	setup && build.sh base/1.0-1 >/dev/null 2>&1 &&
+	{ FAKE_QEMU=hang timeout -s INT 2 boot.sh base/1.0-1 >/dev/null 2>&1; true; } &&
+	test -z "$(find work/results -name verdict.json)" && test -z "$(find work/results -name "*.tmp.*")" &&
+	boot.sh base/1.0-1 >/dev/null 2>&1
+'
+
+ok "build refuses to check out over uncommitted edits in the kernel tree" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && replay.sh 2>/dev/null &&
+	echo "/* local */" >>work/linux/mm/page_alloc.c &&
+	must_fail build.sh series && must_say "uncommitted changes"
+'
+
+done_testing
