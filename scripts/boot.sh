@@ -78,7 +78,8 @@ mapfile -t mods < <(find "$built/modules" -name '*.ko' 2>/dev/null | sort)
 key=$( { echo "$mode $cmdline $mem"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" \
 	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
-if [[ $force -eq 0 && -f $out/verdict.json ]]; then
+# An infrastructure failure says nothing about the kernel: boot again.
+if [[ $force -eq 0 && -f $out/verdict.json && $(jq -r .verdict "$out/verdict.json") != infra ]]; then
 	v=$(jq -r .verdict "$out/verdict.json")
 	say "$(short "$commit"): $mode boot cached: $v ($out)"
 	echo "$out"
@@ -90,6 +91,9 @@ fi
 # so an interrupted boot leaves nothing that looks like a result.
 tmp=$out.tmp.$$
 trap 'rm -rf "$tmp"' EXIT
+# timeout passes a Ctrl-C on to QEMU and returns; without this trap the
+# interrupted boot would be judged and cached as if it had run.
+trap 'exit 130' INT TERM
 rm -rf "$tmp"
 mkdir -p "$tmp/mods/lib/pa"
 [[ ${#mods[@]} -eq 0 ]] || cp "${mods[@]}" "$tmp/mods/lib/pa/"

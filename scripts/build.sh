@@ -39,6 +39,9 @@ fi
 
 rm -f "$out/build.key" "$out/build.json"
 log=$out/build.log
+first_error() {
+	grep -m1 -E ': error:|: fatal error:|undefined reference|\*\*\* ' "$1" || tail -n1 "$1"
+}
 record() { # status seconds
 	jq -n --arg status "$1" --argjson secs "$2" --arg commit "$commit" \
 		--argjson pa_text "${pa_text:-null}" --argjson vm_text "${vm_text:-null}" \
@@ -54,7 +57,7 @@ say "$(short "$commit"): building in $build (log: $log)"
 start=$SECONDS
 kmake() { make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "$@"; }
 if ! { kmake bzImage && kmake modules_prepare; } >"$log" 2>&1; then
-	first=$(grep -m1 -E '(error|Error|undefined reference)' "$log" || tail -n1 "$log")
+	first=$(first_error "$log")
 	nwarn=$(grep -c ': warning:' "$log" || true)
 	record failed $((SECONDS - start))
 	die "$(short "$commit"): build failed: $first"
@@ -79,7 +82,7 @@ for src in "$TOP"/qemu/modules/*/; do
 	cp -r "$src". "$mb/"
 	if ! make -C "$build" M="$mb" CC="ccache gcc" modules >>"$log" 2>&1; then
 		record failed $((SECONDS - start))
-		die "$(short "$commit"): guest module $name failed to build: $(grep -m1 -E 'error' "$log")"
+		die "$(short "$commit"): guest module $name failed to build: $(first_error "$log")"
 	fi
 	cp "$mb"/*.ko "$out/modules/"
 done

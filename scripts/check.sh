@@ -67,7 +67,7 @@ for c in "${commits[@]}"; do
 		done
 		tests="$p/$f/$s"
 	else
-		verdict=failed why="build: $(grep -m1 -E 'error|Error' "$RESULTS/$c/build.log" || echo 'see build.log')"
+		verdict=failed why="build: $(grep -m1 -E ': error:|: fatal error:|undefined reference' "$RESULTS/$c/build.log" || echo "see $RESULTS/$c/build.log")"
 	fi
 	[[ $verdict == pass ]] || failed=$((failed + 1))
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \

@@ -86,3 +86,19 @@ add_patch() {
 	cp "$3" "$SERIES_DIR/patches/$1.diff"
 	echo "$1" >>"$SERIES_DIR/series.txt"
 }
+
+# Run a command in its own process group and interrupt the whole group
+# after SECS seconds, as a Ctrl-C at the terminal would.
+interrupt_after() {
+	local secs=$1 pid
+	shift
+	# Job control gives the background job a process group of its own.
+	set -m
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	set +m
+	sleep "$secs"
+	kill -INT -- "-$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}

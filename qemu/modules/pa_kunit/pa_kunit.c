@@ -1,0 +1,1798 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the page allocator behaviours that the 2009 series
+ * "Cleanup and optimise the page allocator" relied on, checked on the
+ * 6.1 allocator through what a module can see: exported allocation and
+ * free calls, the zone and node counters, the per-cpu page lists and
+ * the pageblock migratetype bits.
+ *
+ * Suite pagealloc_seeds has one case per behaviour; suite
+ * pagealloc_stress fills each node at every order until the allocator
+ * refuses, frees everything and checks that no page went missing, and
+ * runs allocators on two CPUs at once.
+ *
+ * The guest is expected to have two NUMA nodes (numa=fake=2), ZONE_DMA
+ * and ZONE_DMA32.  Cases whose precondition is missing are skipped
+ * with the reason.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/kmsg_dump.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/nodemask.h>
+#include <linux/pageblock-flags.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/vmstat.h>
+#include <linux/workqueue.h>
+
+#if !defined(CONFIG_NUMA) || !defined(CONFIG_ZONE_DMA) || !defined(CONFIG_ZONE_DMA32)
+#error "pa_kunit needs CONFIG_NUMA, CONFIG_ZONE_DMA and CONFIG_ZONE_DMA32"
+#endif
+#if !defined(CONFIG_VM_EVENT_COUNTERS) || !defined(CONFIG_SPARSEMEM)
+#error "pa_kunit needs CONFIG_VM_EVENT_COUNTERS and CONFIG_SPARSEMEM"
+#endif
+
+static bool warn_once;
+module_param(warn_once, bool, 0444);
+MODULE_PARM_DESC(warn_once,
+		 "Also run the case that triggers the allocator's WARN for an order >= MAX_ORDER (default: skipped)");
+
+static unsigned int exhaust_seconds = 120;
+module_param(exhaust_seconds, uint, 0444);
+MODULE_PARM_DESC(exhaust_seconds,
+		 "Time allowed to exhaust one node in the fallback case before it is skipped");
+
+static unsigned int stress_seconds = 40;
+module_param(stress_seconds, uint, 0444);
+MODULE_PARM_DESC(stress_seconds,
+		 "Time allowed for filling both nodes until failure in the stress suite");
+
+/* Requests that may fail quietly and must never invoke the OOM killer. */
+#define PA_GFP_TRY		(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
+/* Requests made with preemption disabled: no reclaim, no sleeping. */
+#define PA_GFP_ATOMIC		(GFP_NOWAIT | __GFP_NOWARN)
+
+/* Written into the first word of every page a test allocates. */
+#define PA_MAGIC		0x70615f6b756e6974UL
+
+/* Free pages that may legitimately be in use elsewhere after a case. */
+#define PA_FREE_SLACK		512L
+
+/* Bound on the pages pulled off one pcp list to empty it. */
+#define PA_EMPTY_MAX		8192
+
+/*
+ * Blocks allocated by a test, linked through page->lru (the allocator
+ * leaves lru and private to the owner of an allocated page) with the
+ * order in page->private.
+ */
+struct pa_pages {
+	struct list_head list;
+	unsigned long nr_blocks;
+	unsigned long nr_pages;
+	bool marked;
+};
+
+static void pa_pages_init(struct pa_pages *pp, bool marked)
+{
+	INIT_LIST_HEAD(&pp->list);
+	pp->nr_blocks = 0;
+	pp->nr_pages = 0;
+	pp->marked = marked;
+}
+
+static void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order)
+{
+	set_page_private(page, order);
+	list_add(&page->lru, &pp->list);
+	pp->nr_blocks++;
+	pp->nr_pages += 1UL << order;
+}
+
+static unsigned long pa_marker(unsigned long pfn)
+{
+	return pfn ^ PA_MAGIC;
+}
+
+/*
+ * Write the marker into each page of a block; return how many pages
+ * did not start zeroed although @zeroed says they must.
+ */
+static unsigned long pa_mark_block(struct page *page, unsigned int order, bool zeroed)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long i, dirty = 0;
+
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (zeroed && *word)
+			dirty++;
+		*word = pa_marker(pfn + i);
+	}
+	return dirty;
+}
+
+/* Count the pages of a block whose marker was overwritten. */
+static unsigned long pa_check_block(struct page *page, unsigned int order)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (*word != pa_marker(pfn + i))
+			bad++;
+	}
+	return bad;
+}
+
+static void pa_release(struct page *page)
+{
+	unsigned int order = page_private(page);
+
+	list_del_init(&page->lru);
+	set_page_private(page, 0);
+	__free_pages(page, order);
+}
+
+/* Free every block; return how many marked pages had been overwritten. */
+static unsigned long pa_pages_free(struct pa_pages *pp)
+{
+	struct page *page, *next;
+	unsigned long bad = 0;
+
+	list_for_each_entry_safe(page, next, &pp->list, lru) {
+		if (pp->marked)
+			bad += pa_check_block(page, page_private(page));
+		pa_release(page);
+		cond_resched();
+	}
+	pp->nr_blocks = 0;
+	pp->nr_pages = 0;
+	return bad;
+}
+
+/* Zones, as the zonelists see them (populated zones only). */
+
+static struct zone *pa_node_zone(int nid, int zid)
+{
+	struct zone *zone = &NODE_DATA(nid)->node_zones[zid];
+
+	return populated_zone(zone) ? zone : NULL;
+}
+
+/* The zone a request of class @highidx starts from on @nid. */
+static struct zone *pa_top_zone(int nid, int highidx)
+{
+	int zid;
+
+	for (zid = highidx; zid >= 0; zid--) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone)
+			return zone;
+	}
+	return NULL;
+}
+
+/* Free memory well above what the fast path needs for class @highidx. */
+static bool pa_zone_roomy(struct zone *zone, int highidx)
+{
+	unsigned long free, need;
+
+	if (!zone)
+		return false;
+	free = zone_page_state(zone, NR_FREE_PAGES);
+	need = 2 * high_wmark_pages(zone) + zone->lowmem_reserve[highidx] + 4096;
+	return free > need;
+}
+
+static unsigned long pa_node_free(int nid, int highidx)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid <= highidx; zid++) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone)
+			sum += zone_page_state(zone, NR_FREE_PAGES);
+	}
+	return sum;
+}
+
+static gfp_t pa_zone_gfp(int zid)
+{
+	if (zid == ZONE_DMA)
+		return __GFP_DMA;
+	if (zid == ZONE_DMA32)
+		return __GFP_DMA32;
+	return 0;
+}
+
+static gfp_t pa_mt_gfp(int mt)
+{
+	if (mt == MIGRATE_MOVABLE)
+		return __GFP_MOVABLE;
+	if (mt == MIGRATE_RECLAIMABLE)
+		return __GFP_RECLAIMABLE;
+	return 0;
+}
+
+static const char *pa_mt_name(int mt)
+{
+	switch (mt) {
+	case MIGRATE_UNMOVABLE:
+		return "unmovable";
+	case MIGRATE_MOVABLE:
+		return "movable";
+	case MIGRATE_RECLAIMABLE:
+		return "reclaimable";
+	default:
+		return "other";
+	}
+}
+
+/*
+ * Allocate @order pages of migratetype @mt from @zone without sleeping.
+ * The result may come from another zone of the node if @zone is short;
+ * callers check page_zone().
+ */
+static struct page *pa_alloc_atomic(struct zone *zone, unsigned int order, int mt)
+{
+	gfp_t gfp = PA_GFP_ATOMIC | __GFP_THISNODE |
+		    pa_zone_gfp(zone_idx(zone)) | pa_mt_gfp(mt);
+
+	return __alloc_pages_node(zone_to_nid(zone), gfp, order);
+}
+
+/* The zone an ordinary kernel allocation on this CPU starts from. */
+static struct zone *pa_local_zone(void)
+{
+	return pa_top_zone(numa_mem_id(), ZONE_NORMAL);
+}
+
+/* Counters. */
+
+static unsigned long pa_event(enum vm_event_item item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu(vm_event_states, cpu).event[item];
+	return sum;
+}
+
+/* Direct reclaim entries (ALLOCSTALL_*), summed over zones. */
+static unsigned long pa_alloc_stalls(void)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		sum += pa_event(ALLOCSTALL_NORMAL - ZONE_NORMAL + zid);
+	return sum;
+}
+
+/* Everything that only the slow path of an allocation counts. */
+static unsigned long pa_slow_path_events(void)
+{
+	unsigned long sum = pa_alloc_stalls() + pa_event(PGSCAN_DIRECT);
+
+#ifdef CONFIG_COMPACTION
+	sum += pa_event(COMPACTSTALL);
+#endif
+	return sum;
+}
+
+static unsigned long pa_zone_numa(struct zone *zone, enum numa_stat_item item)
+{
+	unsigned long sum = atomic_long_read(&zone->vm_numa_event[item]);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu_ptr(zone->per_cpu_zonestats, cpu)->vm_numa_event[item];
+	return sum;
+}
+
+static unsigned long pa_node_numa(int nid, enum numa_stat_item item)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone)
+			sum += pa_zone_numa(zone, item);
+	}
+	return sum;
+}
+
+/* Free pages in the buddy lists plus those parked on every pcp list. */
+static long pa_free_total(void)
+{
+	long sum = 0;
+	int nid, zid, cpu;
+
+	for_each_online_node(nid) {
+		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+			struct zone *zone = pa_node_zone(nid, zid);
+
+			if (!zone)
+				continue;
+			sum += zone_page_state_snapshot(zone, NR_FREE_PAGES);
+			for_each_online_cpu(cpu)
+				sum += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset, cpu)->count);
+		}
+	}
+	return sum;
+}
+
+/*
+ * After a case has freed what it allocated, the free pages must be back
+ * where they were, give or take what the rest of the system is doing.
+ * RCU-deferred frees and vmstat folding can lag, so look again briefly.
+ */
+static void pa_expect_free_restored(struct kunit *test, long before)
+{
+	long after = pa_free_total();
+	int tries;
+
+	for (tries = 0; tries < 20 && after + PA_FREE_SLACK < before; tries++) {
+		msleep(50);
+		after = pa_free_total();
+	}
+	KUNIT_EXPECT_GE_MSG(test, after + PA_FREE_SLACK, before,
+			    "free pages %ld after freeing everything, %ld before: pages leaked",
+			    after, before);
+}
+
+/*
+ * The migratetype of the pageblock holding @page, read from the
+ * section's pageblock bitmap the way the allocator lays it out
+ * (NR_PAGEBLOCK_BITS per pageblock, migratetype in the low bits).
+ */
+static int pa_pageblock_mt(struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+	struct mem_section *ms = __pfn_to_section(pfn);
+	unsigned long *bitmap = section_to_usemap(ms);
+	unsigned long bitidx, word;
+
+	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) * NR_PAGEBLOCK_BITS;
+	word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
+	return (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
+}
+
+/* The per-cpu page lists, as laid out in 6.1 (see order_to_pindex()). */
+
+static int pa_pindex(unsigned int order, int mt)
+{
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (NR_PCP_THP > 1 && mt == MIGRATE_MOVABLE);
+	return MIGRATE_PCPTYPES * order + mt;
+}
+
+static unsigned int pa_pindex_order(int pindex)
+{
+	if (pindex >= NR_LOWORDER_PCP_LISTS)
+		return pageblock_order;
+	return pindex / MIGRATE_PCPTYPES;
+}
+
+static int pa_pindex_mt(int pindex)
+{
+	if (pindex >= NR_LOWORDER_PCP_LISTS)
+		return pindex > NR_LOWORDER_PCP_LISTS ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE;
+	return pindex % MIGRATE_PCPTYPES;
+}
+
+/*
+ * Take every page off this CPU's pcp lists of @zone by allocating it,
+ * so that a following free/allocate pair starts from known lists.
+ * Each allocation must return the head of the list it aimed at; if it
+ * does not, that list is left alone.  Preemption must be disabled.
+ */
+static void pa_pcp_empty(struct zone *zone, struct pa_pages *held)
+{
+	struct per_cpu_pages *pcp = this_cpu_ptr(zone->per_cpu_pageset);
+	int pindex;
+
+	for (pindex = 0; pindex < NR_PCP_LISTS; pindex++) {
+		struct list_head *list = &pcp->lists[pindex];
+		unsigned int order = pa_pindex_order(pindex);
+		int mt = pa_pindex_mt(pindex);
+		int n;
+
+		for (n = 0; n < PA_EMPTY_MAX; n++) {
+			struct list_head *first = READ_ONCE(list->next);
+			struct page *page;
+
+			if (first == list)
+				break;
+			page = pa_alloc_atomic(zone, order, mt);
+			if (!page)
+				break;
+			pa_pages_add(held, page, order);
+			if (&page->lru != first)
+				break;
+		}
+	}
+}
+
+/*
+ * Empty the lists, then allocate a few order-0 pages: every pcp
+ * allocation halves pcp->free_factor, which must be zero for a freed
+ * page of order 1..PAGE_ALLOC_COSTLY_ORDER to stay on the list.
+ */
+static void pa_pcp_settle(struct zone *zone, struct pa_pages *held)
+{
+	int i;
+
+	pa_pcp_empty(zone, held);
+	for (i = 0; i < 4; i++) {
+		struct page *page = pa_alloc_atomic(zone, 0, MIGRATE_UNMOVABLE);
+
+		if (page)
+			pa_pages_add(held, page, 0);
+	}
+}
+
+/*
+ * Whether freeing one more block of @order and @mt on this CPU leaves it
+ * at the head of its pcp list: no free_high flush, and either room below
+ * pcp->high or, for blocks of at least a batch, another block behind it
+ * on the list for the batch trim (which starts at that list's tail).
+ */
+static bool pa_pcp_keeps_freed(struct zone *zone, unsigned int order, int mt)
+{
+	struct per_cpu_pages *pcp = this_cpu_ptr(zone->per_cpu_pageset);
+	int high = READ_ONCE(pcp->high);
+	int batch = READ_ONCE(pcp->batch);
+	int count = READ_ONCE(pcp->count);
+	int factor = READ_ONCE(pcp->free_factor);
+	int nr = 1 << order;
+
+	if (order && factor)
+		return false;
+	if (test_bit(ZONE_RECLAIM_ACTIVE, &zone->flags))
+		high = min(batch << 2, high);
+	if (high < batch || high <= 0)
+		return false;
+	if (count + nr < high)
+		return true;
+	return nr >= batch && !list_empty(&pcp->lists[pa_pindex(order, mt)]);
+}
+
+/* Allocator warnings in the kernel log. */
+
+static bool pa_is_alloc_warning(const char *line)
+{
+	if (!strstr(line, "WARNING:"))
+		return false;
+	return strstr(line, "page_alloc.c") || strstr(line, "__alloc_pages");
+}
+
+static unsigned int pa_count_alloc_warnings(void)
+{
+	struct kmsg_dump_iter iter;
+	unsigned int found = 0;
+	size_t len;
+	char *line;
+
+	line = kmalloc(1024, GFP_KERNEL);
+	if (!line)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, 1023, &len)) {
+		line[min_t(size_t, len, 1023)] = '\0';
+		if (pa_is_alloc_warning(line))
+			found++;
+	}
+	kfree(line);
+	return found;
+}
+
+/*
+ * Whether the fast path, which checks the low watermark, must refuse an
+ * order-0 request of class @highidx on @nid: every zone it may use is at
+ * or below its low watermark plus the reserve kept from that class.
+ */
+static bool pa_fast_path_shut(int nid, int highidx)
+{
+	int zid;
+
+	for (zid = 0; zid <= highidx; zid++) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone && zone_page_state(zone, NR_FREE_PAGES) >
+			    low_wmark_pages(zone) + zone->lowmem_reserve[highidx])
+			return false;
+	}
+	return true;
+}
+
+/* One node filled with __GFP_THISNODE requests of one class. */
+struct pa_exhaust {
+	int nid;
+	int highidx;
+	gfp_t gfp;
+	unsigned long deadline;
+	struct pa_pages pages;
+	unsigned long stray;		/* pages from another node */
+	unsigned long past_low;		/* order-0 pages served with the fast path shut */
+	bool timed_out;
+};
+
+static void pa_exhaust_init(struct pa_exhaust *ex, int nid, int highidx, gfp_t gfp,
+			    unsigned int seconds)
+{
+	memset(ex, 0, sizeof(*ex));
+	ex->nid = nid;
+	ex->highidx = highidx;
+	ex->gfp = gfp | __GFP_THISNODE;
+	ex->deadline = jiffies + seconds * HZ;
+	pa_pages_init(&ex->pages, false);
+}
+
+/* Allocate one order until the allocator refuses; false to stop altogether. */
+static bool pa_exhaust_order(struct pa_exhaust *ex, unsigned int order)
+{
+	for (;;) {
+		bool shut = !order && pa_fast_path_shut(ex->nid, ex->highidx);
+		struct page *page;
+
+		if (time_after(jiffies, ex->deadline)) {
+			ex->timed_out = true;
+			return false;
+		}
+		page = __alloc_pages_node(ex->nid, ex->gfp, order);
+		if (!page)
+			return true;
+		pa_pages_add(&ex->pages, page, order);
+		if (page_to_nid(page) != ex->nid) {
+			ex->stray++;
+			return false;
+		}
+		if (shut)
+			ex->past_low++;
+		cond_resched();
+	}
+}
+
+/* Largest blocks first, then every smaller order, until all are refused. */
+static void pa_exhaust_node(struct pa_exhaust *ex)
+{
+	int order;
+
+	for (order = MAX_ORDER - 1; order >= 0; order--)
+		if (!pa_exhaust_order(ex, order))
+			return;
+}
+
+/* ---- 02: order >= MAX_ORDER ------------------------------------------ */
+
+static void pagealloc_order_too_large_returns_null(struct kunit *test)
+{
+	const gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
+	static const unsigned int orders[] = { MAX_ORDER, MAX_ORDER + 1, 2 * MAX_ORDER, 31 };
+	struct page *page;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(orders); i++) {
+		unsigned int order = orders[i];
+
+		KUNIT_EXPECT_NULL_MSG(test, alloc_pages(gfp, order), "order %u", order);
+		KUNIT_EXPECT_NULL_MSG(test, __alloc_pages_node(numa_mem_id(), gfp, order),
+				      "order %u", order);
+		KUNIT_EXPECT_NULL_MSG(test, alloc_pages_node(NUMA_NO_NODE, gfp | __GFP_THISNODE,
+							     order), "order %u", order);
+		KUNIT_EXPECT_EQ_MSG(test, __get_free_pages(gfp, order), 0UL, "order %u", order);
+		KUNIT_EXPECT_NULL_MSG(test, folio_alloc(gfp, order), "order %u", order);
+	}
+	KUNIT_EXPECT_NULL(test, alloc_pages_exact(PAGE_SIZE << MAX_ORDER, gfp));
+
+	/* The largest valid order is still served. */
+	page = alloc_pages(PA_GFP_TRY, MAX_ORDER - 1);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, page, "order MAX_ORDER - 1 (%d) failed", MAX_ORDER - 1);
+	if (page)
+		__free_pages(page, MAX_ORDER - 1);
+}
+
+static void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test)
+{
+	bool tainted = test_taint(TAINT_WARN);
+	unsigned int before = pa_count_alloc_warnings();
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_NULL(test, alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_ORDER));
+		KUNIT_EXPECT_NULL(test, __alloc_pages_node(numa_mem_id(),
+							   GFP_NOWAIT | __GFP_NOWARN, MAX_ORDER));
+	}
+	KUNIT_EXPECT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "__GFP_NOWARN request for order %d was reported", MAX_ORDER);
+	if (!tainted)
+		KUNIT_EXPECT_FALSE(test, test_taint(TAINT_WARN));
+}
+
+static void pagealloc_order_too_large_warns_once(struct kunit *test)
+{
+	unsigned int before, after;
+	int i;
+
+	if (!warn_once)
+		kunit_skip(test, "prints a kernel WARNING; load with warn_once=1 to run");
+
+	before = pa_count_alloc_warnings();
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_NULL(test, alloc_pages(GFP_KERNEL, MAX_ORDER));
+		KUNIT_EXPECT_NULL(test, __alloc_pages_node(numa_mem_id(), GFP_KERNEL,
+							   MAX_ORDER + 1));
+	}
+	after = pa_count_alloc_warnings();
+
+	KUNIT_EXPECT_LE_MSG(test, after - before, 1U, "%u warnings for six oversized requests",
+			    after - before);
+	KUNIT_EXPECT_GE_MSG(test, after, 1U, "no allocator warning in the log since boot");
+	KUNIT_EXPECT_TRUE(test, test_taint(TAINT_WARN));
+}
+
+/* ---- 03: the node asked for ------------------------------------------ */
+
+static void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
+{
+	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER,
+					       PAGE_ALLOC_COSTLY_ORDER + 1 };
+	int nid, i, j;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (i = 0; i < ARRAY_SIZE(orders); i++) {
+			for (j = 0; j < 8; j++) {
+				struct page *page;
+
+				page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE,
+							  orders[i]);
+				KUNIT_EXPECT_NOT_NULL_MSG(test, page, "node %d order %u",
+							  nid, orders[i]);
+				if (!page)
+					continue;
+				KUNIT_EXPECT_EQ_MSG(test, page_to_nid(page), nid,
+						    "order %u", orders[i]);
+				__free_pages(page, orders[i]);
+			}
+		}
+	}
+}
+
+static void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
+{
+	int nid, i;
+
+	for_each_node_state(nid, N_MEMORY) {
+		if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+			continue;
+		for (i = 0; i < 8; i++) {
+			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY, 0);
+
+			KUNIT_EXPECT_NOT_NULL(test, page);
+			if (!page)
+				continue;
+			KUNIT_EXPECT_EQ(test, page_to_nid(page), nid);
+			__free_pages(page, 0);
+		}
+	}
+}
+
+struct pa_local_result {
+	int expected_nid;
+	int node_nid;
+	int policy_nid;
+	int cpu_nid_after;
+};
+
+/* Runs on a kworker bound to the CPU under test. */
+static long pa_alloc_on_local_node(void *arg)
+{
+	struct pa_local_result *res = arg;
+	struct page *page;
+
+	res->expected_nid = numa_mem_id();
+	res->node_nid = NUMA_NO_NODE;
+	res->policy_nid = NUMA_NO_NODE;
+
+	page = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY, 0);
+	if (page) {
+		res->node_nid = page_to_nid(page);
+		__free_pages(page, 0);
+	}
+	page = alloc_pages(PA_GFP_TRY, 0);
+	if (page) {
+		res->policy_nid = page_to_nid(page);
+		__free_pages(page, 0);
+	}
+	res->cpu_nid_after = numa_mem_id();
+	return 0;
+}
+
+static void pagealloc_no_node_allocates_on_local_node(struct kunit *test)
+{
+	struct pa_local_result res;
+	int cpu, tested = 0;
+
+	for_each_online_cpu(cpu) {
+		int nid = cpu_to_mem(cpu);
+
+		if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+			continue;
+		work_on_cpu(cpu, pa_alloc_on_local_node, &res);
+		tested++;
+		KUNIT_EXPECT_EQ(test, res.expected_nid, res.cpu_nid_after);
+		KUNIT_EXPECT_EQ(test, res.expected_nid, cpu_to_node(cpu));
+		KUNIT_EXPECT_EQ_MSG(test, res.node_nid, res.expected_nid,
+				    "alloc_pages_node(NUMA_NO_NODE) on CPU %d", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, res.policy_nid, res.expected_nid,
+				    "alloc_pages() on CPU %d", cpu);
+	}
+	if (!tested)
+		kunit_skip(test, "no CPU whose node has free memory to spare");
+}
+
+/* ---- 04: zone modifiers ---------------------------------------------- */
+
+struct pa_zone_case {
+	const char *name;
+	gfp_t gfp;
+	int zone;	/* what gfp_zone() must say */
+};
+
+static const struct pa_zone_case pa_zone_cases[] = {
+	{ "none", 0, ZONE_NORMAL },
+	{ "DMA", __GFP_DMA, ZONE_DMA },
+	{ "HIGHMEM", __GFP_HIGHMEM, ZONE_NORMAL },
+	{ "DMA32", __GFP_DMA32, ZONE_DMA32 },
+	{ "MOVABLE", __GFP_MOVABLE, ZONE_NORMAL },
+	{ "MOVABLE|DMA", __GFP_MOVABLE | __GFP_DMA, ZONE_DMA },
+	{ "MOVABLE|HIGHMEM", __GFP_MOVABLE | __GFP_HIGHMEM, ZONE_MOVABLE },
+	{ "MOVABLE|DMA32", __GFP_MOVABLE | __GFP_DMA32, ZONE_DMA32 },
+};
+
+static phys_addr_t pa_phys_end(struct page *page, unsigned int order)
+{
+	return page_to_phys(page) + (PAGE_SIZE << order);
+}
+
+static void pa_expect_below_limit(struct kunit *test, struct page *page, unsigned int order,
+				  int highidx, const char *name)
+{
+	phys_addr_t start = page_to_phys(page);
+
+	if (highidx == ZONE_DMA)
+		KUNIT_EXPECT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_16M,
+				    "%s block of order %u at %pa", name, order, &start);
+	if (highidx == ZONE_DMA32)
+		KUNIT_EXPECT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_4G,
+				    "%s block of order %u at %pa", name, order, &start);
+}
+
+/* One request of class @zc on @nid with __GFP_THISNODE. */
+static void pa_check_zone_case_on_node(struct kunit *test, const struct pa_zone_case *zc,
+				       int nid)
+{
+	int highidx = gfp_zone(zc->gfp);
+	struct zone *top = pa_top_zone(nid, highidx);
+	struct page *page;
+
+	page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | zc->gfp, 0);
+	if (!top) {
+		KUNIT_EXPECT_NULL_MSG(test, page, "%s on node %d, which has no zone for it",
+				      zc->name, nid);
+		if (page)
+			__free_pages(page, 0);
+		return;
+	}
+	KUNIT_EXPECT_NOT_NULL_MSG(test, page, "%s on node %d", zc->name, nid);
+	if (!page)
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, page_to_nid(page), nid, "%s", zc->name);
+	KUNIT_EXPECT_LE_MSG(test, (int)page_zonenum(page), highidx, "%s on node %d",
+			    zc->name, nid);
+	/* With room in it, the highest eligible zone of the node serves. */
+	if (pa_zone_roomy(top, highidx))
+		KUNIT_EXPECT_PTR_EQ_MSG(test, page_zone(page), top, "%s on node %d",
+					zc->name, nid);
+	pa_expect_below_limit(test, page, 0, highidx, zc->name);
+	__free_pages(page, 0);
+}
+
+static void pagealloc_zone_modifiers_pick_eligible_zone(struct kunit *test)
+{
+	int i, nid;
+
+	for (i = 0; i < ARRAY_SIZE(pa_zone_cases); i++) {
+		const struct pa_zone_case *zc = &pa_zone_cases[i];
+		struct page *page;
+
+		KUNIT_EXPECT_EQ_MSG(test, (int)gfp_zone(zc->gfp), zc->zone, "%s", zc->name);
+
+		for_each_node_state(nid, N_MEMORY)
+			pa_check_zone_case_on_node(test, zc, nid);
+
+		/* Without __GFP_THISNODE: any node, but never a higher zone. */
+		page = alloc_pages(PA_GFP_TRY | zc->gfp, 0);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, page, "%s", zc->name);
+		if (!page)
+			continue;
+		KUNIT_EXPECT_LE_MSG(test, (int)page_zonenum(page), zc->zone, "%s", zc->name);
+		pa_expect_below_limit(test, page, 0, zc->zone, zc->name);
+		__free_pages(page, 0);
+	}
+}
+
+static void pa_check_dma_block(struct kunit *test, int nid, gfp_t mod, unsigned int order)
+{
+	int highidx = gfp_zone(mod);
+	struct page *page;
+
+	page = __alloc_pages_node(nid, PA_GFP_TRY | mod, order);
+	if (!page)
+		return;
+	KUNIT_EXPECT_LE(test, (int)page_zonenum(page), highidx);
+	pa_expect_below_limit(test, page, order, highidx, highidx == ZONE_DMA ? "DMA" : "DMA32");
+	__free_pages(page, order);
+}
+
+static void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
+{
+	static const gfp_t mods[] = { __GFP_DMA, __GFP_DMA32 };
+	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER, MAX_ORDER - 1 };
+	int nid, i, j, k;
+
+	for (i = 0; i < ARRAY_SIZE(mods); i++) {
+		int highidx = gfp_zone(mods[i]);
+
+		for (j = 0; j < ARRAY_SIZE(orders); j++) {
+			/* The DMA zone is 16 MiB: one block of the largest order at most. */
+			if (highidx == ZONE_DMA && orders[j] == MAX_ORDER - 1)
+				continue;
+			for_each_node_state(nid, N_MEMORY)
+				for (k = 0; k < 4; k++)
+					pa_check_dma_block(test, nid, mods[i], orders[j]);
+		}
+	}
+}
+
+/* ---- 06: fast path and slow path ------------------------------------- */
+
+static void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
+{
+	struct page *pages[8];
+	unsigned long before, after;
+	struct zone *zone;
+	int i, nid;
+
+	migrate_disable();
+	nid = numa_mem_id();
+	zone = pa_top_zone(nid, ZONE_NORMAL);
+	if (!pa_zone_roomy(zone, ZONE_NORMAL)) {
+		migrate_enable();
+		kunit_skip(test, "the local node %d has no free memory to spare", nid);
+	}
+	before = pa_slow_path_events();
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
+					    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+	after = pa_slow_path_events();
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, after, before,
+			    "reclaim or compaction ran although zone %s was above its watermarks",
+			    zone->name);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		KUNIT_EXPECT_NOT_NULL(test, pages[i]);
+		if (!pages[i])
+			continue;
+		KUNIT_EXPECT_PTR_EQ(test, page_zone(pages[i]), zone);
+		__free_pages(pages[i], i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+	}
+}
+
+/*
+ * Fill ZONE_DMA (small, so cheap to fill) with order-0 requests that may
+ * reclaim.  Once the zone is below its watermarks the fast path gives up
+ * and the slow path runs; a request it cannot serve from the free lists
+ * goes on to direct reclaim before failing, which counts an allocstall.
+ */
+static void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
+{
+	const gfp_t gfp = PA_GFP_TRY | __GFP_DMA;
+	unsigned long stalls, scans, limit, n;
+	struct zone *dma = NULL;
+	struct pa_pages pp;
+	bool refused = false;
+	long free_before;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		dma = pa_node_zone(nid, ZONE_DMA);
+		if (dma)
+			break;
+	}
+	if (!dma)
+		kunit_skip(test, "no populated ZONE_DMA");
+
+	free_before = pa_free_total();
+	pa_pages_init(&pp, false);
+	stalls = pa_alloc_stalls();
+	scans = pa_slow_path_events();
+	limit = zone_managed_pages(dma) + 4096;
+	for (n = 0; n < limit; n++) {
+		struct page *page = __alloc_pages_node(zone_to_nid(dma), gfp, 0);
+
+		if (!page) {
+			refused = true;
+			break;
+		}
+		pa_pages_add(&pp, page, 0);
+		KUNIT_EXPECT_PTR_EQ(test, page_zone(page), dma);
+		pa_expect_below_limit(test, page, 0, ZONE_DMA, "DMA");
+		cond_resched();
+	}
+	stalls = pa_alloc_stalls() - stalls;
+	scans = pa_slow_path_events() - scans;
+
+	KUNIT_EXPECT_TRUE_MSG(test, refused, "ZONE_DMA never ran out after %lu pages", n);
+	KUNIT_EXPECT_GT_MSG(test, stalls, 0UL, "the failing request never tried direct reclaim");
+	kunit_info(test, "%lu DMA pages, then %lu reclaim stalls (%lu slow-path events)",
+		   pp.nr_pages, stalls, scans);
+	pa_pages_free(&pp);
+	pa_expect_free_restored(test, free_before);
+}
+
+/* ---- 09: NUMA statistics --------------------------------------------- */
+
+static void pagealloc_thisnode_charges_numa_hit(struct kunit *test)
+{
+	const unsigned long nr = 32;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		unsigned long hit, where;
+		enum numa_stat_item locality;
+		struct pa_pages pp;
+		unsigned long i;
+
+		pa_pages_init(&pp, false);
+		migrate_disable();
+		locality = nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER;
+		hit = pa_node_numa(nid, NUMA_HIT);
+		where = pa_node_numa(nid, locality);
+		for (i = 0; i < nr; i++) {
+			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE, 0);
+
+			if (page)
+				pa_pages_add(&pp, page, 0);
+		}
+		hit = pa_node_numa(nid, NUMA_HIT) - hit;
+		where = pa_node_numa(nid, locality) - where;
+		migrate_enable();
+
+		KUNIT_EXPECT_EQ(test, pp.nr_blocks, nr);
+		KUNIT_EXPECT_GE_MSG(test, hit, pp.nr_blocks, "numa_hit on node %d", nid);
+		KUNIT_EXPECT_GE_MSG(test, where, pp.nr_blocks, "%s on node %d",
+				    locality == NUMA_LOCAL ? "local_node" : "other_node", nid);
+		pa_pages_free(&pp);
+	}
+}
+
+/* ---- 14 and 18: migratetypes ----------------------------------------- */
+
+/*
+ * Fresh pages of each migratetype, from the buddy lists rather than
+ * whatever the pcp lists held: the pcp lists are emptied first, so the
+ * order-0 requests are served by a new batch, and the order
+ * PAGE_ALLOC_COSTLY_ORDER + 1 requests bypass the pcp lists.
+ */
+static void pagealloc_requests_served_from_matching_pageblocks(struct kunit *test)
+{
+	static const int mts[] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE };
+	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER + 1 };
+	int i, j, k;
+
+	for (i = 0; i < ARRAY_SIZE(mts); i++) {
+		unsigned long wrong = 0, other_zone = 0;
+		struct pa_pages held, got;
+		struct page *page;
+		struct zone *zone;
+
+		pa_pages_init(&held, false);
+		pa_pages_init(&got, false);
+		preempt_disable();
+		zone = pa_local_zone();
+		pa_pcp_empty(zone, &held);
+		for (j = 0; j < ARRAY_SIZE(orders); j++) {
+			for (k = 0; k < 16; k++) {
+				page = pa_alloc_atomic(zone, orders[j], mts[i]);
+				if (page)
+					pa_pages_add(&got, page, orders[j]);
+			}
+		}
+		preempt_enable();
+
+		list_for_each_entry(page, &got.list, lru) {
+			if (page_zone(page) != zone)
+				other_zone++;
+			else if (pa_pageblock_mt(page) != mts[i])
+				wrong++;
+		}
+		KUNIT_EXPECT_EQ(test, got.nr_blocks, 16UL * ARRAY_SIZE(orders));
+		KUNIT_EXPECT_EQ_MSG(test, other_zone, 0UL, "%s requests left zone %s",
+				    pa_mt_name(mts[i]), zone->name);
+		KUNIT_EXPECT_EQ_MSG(test, wrong, 0UL,
+				    "%s requests served from pageblocks of another type",
+				    pa_mt_name(mts[i]));
+		pa_pages_free(&got);
+		pa_pages_free(&held);
+	}
+}
+
+/*
+ * Free a page and ask for one of another migratetype, then for one of
+ * the pageblock's migratetype: the freed page must only come back for
+ * the latter, since it went to the pcp list of its pageblock's type.
+ */
+static void pa_check_free_by_pageblock(struct kunit *test, int mt)
+{
+	struct page *a, *x = NULL, *y = NULL;
+	struct pa_pages held;
+	bool usable = false;
+	int blk = -1, other = -1;
+	struct zone *zone;
+
+	pa_pages_init(&held, false);
+	preempt_disable();
+	zone = pa_local_zone();
+	pa_pcp_settle(zone, &held);
+	a = pa_alloc_atomic(zone, 0, mt);
+	if (a) {
+		blk = pa_pageblock_mt(a);
+		usable = page_zone(a) == zone && blk < MIGRATE_PCPTYPES &&
+			 pa_pcp_keeps_freed(zone, 0, blk);
+	}
+	if (usable) {
+		other = blk == MIGRATE_MOVABLE ? MIGRATE_UNMOVABLE : MIGRATE_MOVABLE;
+		__free_pages(a, 0);
+		x = pa_alloc_atomic(zone, 0, other);
+		y = pa_alloc_atomic(zone, 0, blk);
+	}
+	preempt_enable();
+
+	if (!usable) {
+		if (a)
+			pa_pages_add(&held, a, 0);
+		KUNIT_FAIL(test, "no usable %s page (pageblock type %d) on zone %s",
+			   pa_mt_name(mt), blk, zone->name);
+	} else {
+		KUNIT_EXPECT_PTR_NE_MSG(test, x, a,
+					"page of a %s pageblock was handed to a %s request",
+					pa_mt_name(blk), pa_mt_name(other));
+		KUNIT_EXPECT_PTR_EQ_MSG(test, y, a,
+					"page of a %s pageblock not reused by a %s request",
+					pa_mt_name(blk), pa_mt_name(blk));
+		if (x)
+			pa_pages_add(&held, x, 0);
+		if (y)
+			pa_pages_add(&held, y, 0);
+	}
+	pa_pages_free(&held);
+}
+
+static void pagealloc_freed_page_returns_to_pageblock_migratetype(struct kunit *test)
+{
+	pa_check_free_by_pageblock(test, MIGRATE_MOVABLE);
+	pa_check_free_by_pageblock(test, MIGRATE_UNMOVABLE);
+}
+
+/* ---- 20: hot pages on the pcp lists ---------------------------------- */
+
+/*
+ * Free a block and at once allocate the same order and type on the same
+ * CPU: the block must come straight back (the pcp lists are LIFO).
+ */
+static void pa_check_hot_reuse(struct kunit *test, unsigned int order, int mt)
+{
+	struct page *a = NULL, *b = NULL;
+	struct per_cpu_pages *pcp;
+	struct zone *zone = NULL;
+	int count = 0, high = 0, batch = 0;
+	struct pa_pages held;
+	bool usable = false;
+	int attempt;
+
+	pa_pages_init(&held, false);
+	for (attempt = 0; attempt < 3 && !usable; attempt++) {
+		preempt_disable();
+		zone = pa_local_zone();
+		pa_pcp_settle(zone, &held);
+		a = pa_alloc_atomic(zone, order, mt);
+		pcp = this_cpu_ptr(zone->per_cpu_pageset);
+		count = READ_ONCE(pcp->count);
+		high = READ_ONCE(pcp->high);
+		batch = READ_ONCE(pcp->batch);
+		usable = a && page_zone(a) == zone && pa_pcp_keeps_freed(zone, order, mt);
+		if (usable) {
+			__free_pages(a, order);
+			b = pa_alloc_atomic(zone, order, mt);
+		}
+		preempt_enable();
+		if (!usable && a)
+			pa_pages_add(&held, a, order);
+	}
+
+	if (usable) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, b, a,
+					"order %u %s on zone %s: freed block not reused",
+					order, pa_mt_name(mt), zone->name);
+		if (b)
+			pa_pages_add(&held, b, order);
+	} else {
+		KUNIT_FAIL(test, "order %u %s: pcp list never had room (count %d high %d batch %d)",
+			   order, pa_mt_name(mt), count, high, batch);
+	}
+	pa_pages_free(&held);
+}
+
+static void pagealloc_pcp_reuses_hot_page(struct kunit *test)
+{
+	unsigned int order;
+
+	for (order = 0; order <= PAGE_ALLOC_COSTLY_ORDER; order++) {
+		pa_check_hot_reuse(test, order, MIGRATE_UNMOVABLE);
+		pa_check_hot_reuse(test, order, MIGRATE_MOVABLE);
+	}
+}
+
+static void pagealloc_pcp_reuses_hot_pageblock_order_page(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		kunit_skip(test, "pageblock-order pages use the pcp lists only with THP");
+	pa_check_hot_reuse(test, pageblock_order, MIGRATE_MOVABLE);
+	pa_check_hot_reuse(test, pageblock_order, MIGRATE_UNMOVABLE);
+}
+
+/* ---- 16: __GFP_THISNODE ---------------------------------------------- */
+
+/* __GFP_THISNODE on a node without any zone for the request fails. */
+static void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test)
+{
+	int nid, tested = 0;
+
+	for_each_node_state(nid, N_MEMORY) {
+		struct page *page;
+
+		if (pa_top_zone(nid, ZONE_DMA))
+			continue;
+		tested++;
+		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | __GFP_DMA, 0);
+		KUNIT_EXPECT_NULL_MSG(test, page, "__GFP_DMA|__GFP_THISNODE on node %d", nid);
+		if (page)
+			__free_pages(page, 0);
+
+		/* Without __GFP_THISNODE the zonelist leads to another node's DMA zone. */
+		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_DMA, 0);
+		KUNIT_EXPECT_NOT_NULL(test, page);
+		if (page) {
+			KUNIT_EXPECT_NE(test, page_to_nid(page), nid);
+			KUNIT_EXPECT_EQ(test, (int)page_zonenum(page), ZONE_DMA);
+			__free_pages(page, 0);
+		}
+	}
+	if (!tested)
+		kunit_skip(test, "every node with memory has a DMA zone");
+}
+
+/* ---- 16, 09 and 06: a node runs out ----------------------------------- */
+
+struct pa_fallback_plan {
+	int nid;		/* the node to exhaust */
+	int highidx;		/* class of the requests */
+	gfp_t gfp;
+	struct zone *pref;	/* where the requests start */
+	struct zone *next;	/* first zone of another node in the zonelist */
+	unsigned long cost;	/* free pages to consume */
+};
+
+/* The first zone of another node that @nid's zonelist offers for @highidx. */
+static struct zone *pa_first_remote_zone(int nid, int highidx)
+{
+	struct zonelist *zl = &NODE_DATA(nid)->node_zonelists[ZONELIST_FALLBACK];
+	struct zoneref *z;
+
+	for (z = zl->_zonerefs; z->zone; z++) {
+		if (zonelist_zone_idx(z) > highidx)
+			continue;
+		if (zone_to_nid(z->zone) != nid)
+			return z->zone;
+	}
+	return NULL;
+}
+
+/*
+ * Pick the node and request class whose exhaustion costs least, among
+ * those whose zonelist leads next to another node with room to spare.
+ */
+static bool pa_plan_fallback(struct pa_fallback_plan *plan)
+{
+	static const int classes[] = { ZONE_DMA32, ZONE_NORMAL };
+	bool found = false;
+	int nid, i;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (i = 0; i < ARRAY_SIZE(classes); i++) {
+			int highidx = classes[i];
+			struct zone *pref = pa_top_zone(nid, highidx);
+			struct zone *next = pa_first_remote_zone(nid, highidx);
+			unsigned long cost = pa_node_free(nid, highidx);
+
+			if (!pref || !next || !pa_zone_roomy(next, highidx))
+				continue;
+			if (found && cost >= plan->cost)
+				continue;
+			found = true;
+			plan->nid = nid;
+			plan->highidx = highidx;
+			plan->gfp = GFP_KERNEL | __GFP_MOVABLE | pa_zone_gfp(highidx);
+			plan->pref = pref;
+			plan->next = next;
+			plan->cost = cost;
+		}
+	}
+	return found;
+}
+
+/*
+ * Exhaust the planned node with non-blocking __GFP_THISNODE requests
+ * (movable, so that no pageblock changes type; no reclaim, so the run
+ * is short).  Skips the case if that does not finish in time.
+ */
+static void pa_exhaust_planned_node(struct kunit *test, struct pa_fallback_plan *plan,
+				    struct pa_exhaust *ex)
+{
+	if (num_node_state(N_MEMORY) < 2)
+		kunit_skip(test, "needs two nodes with memory");
+	if (!pa_plan_fallback(plan))
+		kunit_skip(test, "no node whose zonelist falls back to a node with room");
+
+	kunit_info(test, "exhausting node %d up to %s (%lu free pages); next: node %d %s",
+		   plan->nid, plan->pref->name, plan->cost, zone_to_nid(plan->next),
+		   plan->next->name);
+	pa_exhaust_init(ex, plan->nid, plan->highidx,
+			PA_GFP_ATOMIC | (plan->gfp & ~GFP_KERNEL), exhaust_seconds);
+	pa_exhaust_node(ex);
+	if (ex->timed_out) {
+		pa_pages_free(&ex->pages);
+		kunit_skip(test, "node %d not exhausted within %u s", plan->nid, exhaust_seconds);
+	}
+}
+
+/*
+ * The fast path only allocates while a zone is above its low watermark;
+ * the slow path recomputes alloc_flags and goes on down to the min
+ * watermark.  Pages handed out while every zone the request may use was
+ * at or below its low watermark were served by the slow path.
+ */
+static void pagealloc_slow_path_serves_below_low_watermark(struct kunit *test)
+{
+	struct pa_fallback_plan plan;
+	struct pa_exhaust *ex;
+	long free_before;
+
+	ex = kunit_kzalloc(test, sizeof(*ex), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ex);
+	free_before = pa_free_total();
+	pa_exhaust_planned_node(test, &plan, ex);
+
+	KUNIT_EXPECT_EQ(test, ex->stray, 0UL);
+	KUNIT_EXPECT_TRUE_MSG(test, pa_fast_path_shut(plan.nid, plan.highidx),
+			      "node %d still above its low watermarks when exhausted", plan.nid);
+	KUNIT_EXPECT_GT_MSG(test, ex->past_low, 0UL,
+			    "no page of node %d was served below the low watermark", plan.nid);
+	kunit_info(test, "%lu pages held, %lu served below the low watermark",
+		   ex->pages.nr_pages, ex->past_low);
+	pa_pages_free(&ex->pages);
+	pa_expect_free_restored(test, free_before);
+}
+
+/*
+ * Exhaust one node with __GFP_THISNODE (the exhaustion ends because
+ * __GFP_THISNODE requests fail rather than fall back), then allocate
+ * preferring that node: the pages must come from the next zone in its
+ * zonelist, and be counted as numa_miss there and numa_foreign on the
+ * preferred zone.
+ */
+static void pagealloc_exhausted_node_falls_back_in_zonelist_order(struct kunit *test)
+{
+	const unsigned long nr = 16;
+	unsigned long miss, foreign, wrong = 0, i;
+	struct pa_fallback_plan plan;
+	struct pa_exhaust *ex;
+	struct pa_pages spill;
+	struct page *page;
+	long free_before;
+
+	ex = kunit_kzalloc(test, sizeof(*ex), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ex);
+	free_before = pa_free_total();
+	pa_pages_init(&spill, false);
+	pa_exhaust_planned_node(test, &plan, ex);
+
+	KUNIT_EXPECT_EQ_MSG(test, ex->stray, 0UL,
+			    "__GFP_THISNODE request on node %d served by another node", plan.nid);
+	if (ex->stray)
+		goto out;
+	KUNIT_EXPECT_TRUE_MSG(test, pa_zone_roomy(plan.next, plan.highidx),
+			      "zone %s of node %d ran out too", plan.next->name,
+			      zone_to_nid(plan.next));
+
+	/* A request that may reclaim still stays on the node, or fails. */
+	page = __alloc_pages_node(plan.nid, plan.gfp | __GFP_THISNODE | __GFP_NORETRY |
+				  __GFP_NOWARN, 0);
+	if (page) {
+		pa_pages_add(&ex->pages, page, 0);
+		KUNIT_EXPECT_EQ(test, page_to_nid(page), plan.nid);
+	}
+
+	miss = pa_zone_numa(plan.next, NUMA_MISS);
+	foreign = pa_zone_numa(plan.pref, NUMA_FOREIGN);
+	for (i = 0; i < nr; i++) {
+		page = __alloc_pages_node(plan.nid, plan.gfp | __GFP_NORETRY | __GFP_NOWARN, 0);
+		if (!page)
+			continue;
+		pa_pages_add(&spill, page, 0);
+		if (page_zone(page) != plan.next)
+			wrong++;
+	}
+	miss = pa_zone_numa(plan.next, NUMA_MISS) - miss;
+	foreign = pa_zone_numa(plan.pref, NUMA_FOREIGN) - foreign;
+
+	KUNIT_EXPECT_EQ(test, spill.nr_blocks, nr);
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0UL, "fallback skipped zone %s of node %d",
+			    plan.next->name, zone_to_nid(plan.next));
+	KUNIT_EXPECT_GE_MSG(test, miss, spill.nr_blocks, "numa_miss on node %d zone %s",
+			    zone_to_nid(plan.next), plan.next->name);
+	KUNIT_EXPECT_GE_MSG(test, foreign, spill.nr_blocks, "numa_foreign on node %d zone %s",
+			    plan.nid, plan.pref->name);
+out:
+	kunit_info(test, "held %lu pages on node %d", ex->pages.nr_pages, plan.nid);
+	pa_pages_free(&spill);
+	pa_pages_free(&ex->pages);
+	pa_expect_free_restored(test, free_before);
+}
+
+static struct kunit_case pagealloc_seed_cases[] = {
+	KUNIT_CASE(pagealloc_order_too_large_returns_null),
+	KUNIT_CASE(pagealloc_order_too_large_nowarn_is_silent),
+	KUNIT_CASE(pagealloc_order_too_large_warns_once),
+	KUNIT_CASE(pagealloc_thisnode_allocates_on_requested_node),
+	KUNIT_CASE(pagealloc_preferred_node_is_used_when_it_has_room),
+	KUNIT_CASE(pagealloc_no_node_allocates_on_local_node),
+	KUNIT_CASE(pagealloc_zone_modifiers_pick_eligible_zone),
+	KUNIT_CASE(pagealloc_dma_zones_respect_physical_limits),
+	KUNIT_CASE(pagealloc_fast_path_serves_without_reclaim),
+	KUNIT_CASE(pagealloc_thisnode_charges_numa_hit),
+	KUNIT_CASE(pagealloc_requests_served_from_matching_pageblocks),
+	KUNIT_CASE(pagealloc_freed_page_returns_to_pageblock_migratetype),
+	KUNIT_CASE(pagealloc_pcp_reuses_hot_page),
+	KUNIT_CASE(pagealloc_pcp_reuses_hot_pageblock_order_page),
+	KUNIT_CASE(pagealloc_thisnode_fails_without_eligible_zone),
+	KUNIT_CASE(pagealloc_slow_path_entered_under_pressure),
+	KUNIT_CASE(pagealloc_slow_path_serves_below_low_watermark),
+	KUNIT_CASE(pagealloc_exhausted_node_falls_back_in_zonelist_order),
+	{}
+};
+
+static struct kunit_suite pagealloc_seeds_suite = {
+	.name = "pagealloc_seeds",
+	.test_cases = pagealloc_seed_cases,
+};
+
+/* ---- stress ----------------------------------------------------------- */
+
+enum pa_stop {
+	PA_STOP_REFUSED,	/* the allocator returned NULL */
+	PA_STOP_CAP,		/* the per-order cap was reached */
+	PA_STOP_TIME,		/* the deadline passed */
+	PA_STOP_BAD,		/* a block failed its checks */
+};
+
+struct pa_fill {
+	int nid;
+	gfp_t gfp;
+	unsigned long deadline;
+	struct pa_pages pages;
+	unsigned long blocks[MAX_ORDER];
+	enum pa_stop stop[MAX_ORDER];
+	unsigned long wrong_node, misaligned, wrong_zone, not_zeroed;
+};
+
+static void pa_fill_init(struct pa_fill *fill, int nid, gfp_t gfp, unsigned long deadline)
+{
+	memset(fill, 0, sizeof(*fill));
+	fill->nid = nid;
+	fill->gfp = gfp;
+	fill->deadline = deadline;
+	pa_pages_init(&fill->pages, true);
+}
+
+/* Check a new block against its request and mark it; false if it is wrong. */
+static bool pa_fill_check(struct pa_fill *fill, struct page *page, unsigned int order)
+{
+	bool good = true;
+
+	if (page_to_nid(page) != fill->nid) {
+		fill->wrong_node++;
+		good = false;
+	}
+	if (!IS_ALIGNED(page_to_pfn(page), 1UL << order)) {
+		fill->misaligned++;
+		good = false;
+	}
+	if (page_zonenum(page) > gfp_zone(fill->gfp)) {
+		fill->wrong_zone++;
+		good = false;
+	}
+	fill->not_zeroed += pa_mark_block(page, order, want_init_on_alloc(fill->gfp));
+	return good;
+}
+
+static enum pa_stop pa_fill_order(struct pa_fill *fill, unsigned int order,
+				  unsigned long max_blocks)
+{
+	while (fill->blocks[order] < max_blocks) {
+		struct page *page;
+
+		if (time_after(jiffies, fill->deadline))
+			return PA_STOP_TIME;
+		page = __alloc_pages_node(fill->nid, fill->gfp, order);
+		if (!page)
+			return PA_STOP_REFUSED;
+		pa_pages_add(&fill->pages, page, order);
+		fill->blocks[order]++;
+		if (!pa_fill_check(fill, page, order))
+			return PA_STOP_BAD;
+		cond_resched();
+	}
+	return PA_STOP_CAP;
+}
+
+static void pa_expect_fill_sane(struct kunit *test, struct pa_fill *fill)
+{
+	KUNIT_EXPECT_EQ_MSG(test, fill->wrong_node, 0UL, "node %d", fill->nid);
+	KUNIT_EXPECT_EQ_MSG(test, fill->misaligned, 0UL, "node %d", fill->nid);
+	KUNIT_EXPECT_EQ_MSG(test, fill->wrong_zone, 0UL, "node %d", fill->nid);
+	KUNIT_EXPECT_EQ_MSG(test, fill->not_zeroed, 0UL, "node %d", fill->nid);
+	KUNIT_EXPECT_EQ_MSG(test, pa_pages_free(&fill->pages), 0UL,
+			    "node %d: pages overwritten while allocated", fill->nid);
+}
+
+/* Every order on every node from a fresh start, 8 MiB of each at most. */
+static void pagealloc_stress_each_order_capped(struct kunit *test)
+{
+	const unsigned long cap_pages = SZ_8M >> PAGE_SHIFT;
+	long free_before = pa_free_total();
+	struct pa_fill *fill;
+	int nid, order;
+
+	fill = kunit_kzalloc(test, sizeof(*fill), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fill);
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (order = 0; order < MAX_ORDER; order++) {
+			unsigned long max_blocks = max(cap_pages >> order, 1UL);
+			enum pa_stop stop;
+
+			pa_fill_init(fill, nid, PA_GFP_TRY | __GFP_THISNODE,
+				     jiffies + 30 * HZ);
+			stop = pa_fill_order(fill, order, max_blocks);
+			KUNIT_EXPECT_EQ_MSG(test, stop, PA_STOP_CAP,
+					    "node %d order %d stopped after %lu blocks",
+					    nid, order, fill->blocks[order]);
+			pa_expect_fill_sane(test, fill);
+		}
+	}
+	pa_expect_free_restored(test, free_before);
+}
+
+/*
+ * Fill each node, one at a time, from the largest order down, every
+ * order until the allocator refuses it; then free everything.
+ */
+static void pagealloc_stress_every_order_until_failure(struct kunit *test)
+{
+	const unsigned long cap_pages = totalram_pages();
+	unsigned long deadline = jiffies + stress_seconds * HZ;
+	long free_before = pa_free_total();
+	struct pa_fill *fill;
+	int nid, order;
+
+	fill = kunit_kzalloc(test, sizeof(*fill), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fill);
+
+	for_each_node_state(nid, N_MEMORY) {
+		enum pa_stop stop = PA_STOP_REFUSED;
+		bool timed_out = false;
+
+		pa_fill_init(fill, nid, PA_GFP_TRY | __GFP_THISNODE, deadline);
+		for (order = MAX_ORDER - 1; order >= 0; order--) {
+			stop = pa_fill_order(fill, order, max(cap_pages >> order, 1UL));
+			fill->stop[order] = stop;
+			if (stop == PA_STOP_TIME) {
+				timed_out = true;
+				break;
+			}
+			if (stop == PA_STOP_BAD)
+				break;
+			KUNIT_EXPECT_EQ_MSG(test, stop, PA_STOP_REFUSED,
+					    "node %d order %d still served after %lu blocks",
+					    nid, order, fill->blocks[order]);
+		}
+		KUNIT_EXPECT_GT_MSG(test, fill->blocks[MAX_ORDER - 1], 0UL,
+				    "node %d gave no block of order %d", nid, MAX_ORDER - 1);
+		kunit_info(test, "node %d: %lu pages in %lu blocks%s", nid,
+			   fill->pages.nr_pages, fill->pages.nr_blocks,
+			   timed_out ? " (time budget spent before every order failed)" : "");
+		pa_expect_fill_sane(test, fill);
+	}
+	pa_expect_free_restored(test, free_before);
+}
+
+/* Allocate and free on several CPUs at once, freeing half on another CPU. */
+
+#define PA_CONC_ITERS		20000
+#define PA_CONC_KEEP		32
+#define PA_CONC_INBOX_MAX	256
+
+struct pa_inbox {
+	spinlock_t lock;	/* protects pages and nr */
+	struct list_head pages;
+	unsigned long nr;
+};
+
+struct pa_conc {
+	atomic_t running;
+	struct completion done;
+	unsigned long deadline;
+};
+
+struct pa_worker {
+	struct pa_conc *conc;
+	struct task_struct *task;
+	struct pa_inbox inbox;		/* pages the previous worker allocated */
+	struct pa_inbox *peer;		/* the next worker's inbox */
+	unsigned int cpu;
+	u32 rnd;
+	unsigned long allocs, frees, fails, corrupt, moved;
+};
+
+static unsigned int pa_worker_order(struct pa_worker *w, unsigned long iter)
+{
+	static const unsigned char orders[] = { 0, 0, 0, 0, 1, 1, 2, 3 };
+
+	w->rnd = w->rnd * 1103515245 + 12345;
+	if (iter % 1024 == 1023)
+		return pageblock_order;
+	if (iter % 64 == 63)
+		return PAGE_ALLOC_COSTLY_ORDER + 1;
+	return orders[(w->rnd >> 16) % ARRAY_SIZE(orders)];
+}
+
+static bool pa_inbox_put(struct pa_inbox *box, struct page *page, unsigned int order)
+{
+	bool taken = false;
+
+	spin_lock(&box->lock);
+	if (box->nr < PA_CONC_INBOX_MAX) {
+		set_page_private(page, order);
+		list_add_tail(&page->lru, &box->pages);
+		box->nr++;
+		taken = true;
+	}
+	spin_unlock(&box->lock);
+	return taken;
+}
+
+static struct page *pa_inbox_take(struct pa_inbox *box)
+{
+	struct page *page = NULL;
+
+	spin_lock(&box->lock);
+	if (box->nr) {
+		page = list_first_entry(&box->pages, struct page, lru);
+		list_del_init(&page->lru);
+		box->nr--;
+	}
+	spin_unlock(&box->lock);
+	return page;
+}
+
+static void pa_worker_free(struct pa_worker *w, struct page *page)
+{
+	w->corrupt += pa_check_block(page, page_private(page));
+	INIT_LIST_HEAD(&page->lru);
+	pa_release(page);
+	w->frees++;
+}
+
+static void pa_worker_step(struct pa_worker *w, struct pa_pages *mine, unsigned long iter)
+{
+	unsigned int order = pa_worker_order(w, iter);
+	struct page *page;
+
+	page = alloc_pages(PA_GFP_TRY, order);
+	if (raw_smp_processor_id() != w->cpu)
+		w->moved++;
+	if (!page) {
+		w->fails++;
+	} else {
+		w->allocs++;
+		pa_mark_block(page, order, false);
+		if (!(iter & 1) || !pa_inbox_put(w->peer, page, order))
+			pa_pages_add(mine, page, order);
+	}
+	if (mine->nr_blocks > PA_CONC_KEEP) {
+		page = list_last_entry(&mine->list, struct page, lru);
+		list_del_init(&page->lru);
+		mine->nr_blocks--;
+		pa_worker_free(w, page);
+	}
+	page = pa_inbox_take(&w->inbox);
+	if (page)
+		pa_worker_free(w, page);
+}
+
+static int pa_worker_fn(void *arg)
+{
+	struct pa_worker *w = arg;
+	struct pa_conc *conc = w->conc;
+	struct pa_pages mine;
+	struct page *page;
+	unsigned long iter;
+
+	pa_pages_init(&mine, true);
+	for (iter = 0; iter < PA_CONC_ITERS && time_before(jiffies, conc->deadline); iter++) {
+		pa_worker_step(w, &mine, iter);
+		cond_resched();
+	}
+	while (!list_empty(&mine.list)) {
+		page = list_first_entry(&mine.list, struct page, lru);
+		list_del_init(&page->lru);
+		pa_worker_free(w, page);
+	}
+	if (atomic_dec_and_test(&conc->running))
+		complete(&conc->done);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void pagealloc_stress_concurrent_alloc_free(struct kunit *test)
+{
+	unsigned int nr = num_online_cpus();
+	unsigned long allocs = 0, frees = 0;
+	long free_before = pa_free_total();
+	struct pa_worker *workers;
+	struct pa_conc conc;
+	struct page *page;
+	unsigned int i;
+	int cpu;
+
+	if (nr < 2)
+		kunit_skip(test, "needs two online CPUs");
+
+	workers = kunit_kcalloc(test, nr, sizeof(*workers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, workers);
+	atomic_set(&conc.running, nr);
+	init_completion(&conc.done);
+	conc.deadline = jiffies + 5 * HZ;
+
+	i = 0;
+	for_each_online_cpu(cpu) {
+		struct pa_worker *w = &workers[i];
+
+		if (i == nr)
+			break;
+		w->conc = &conc;
+		w->cpu = cpu;
+		w->rnd = 0x9e3779b9 * (cpu + 1);
+		spin_lock_init(&w->inbox.lock);
+		INIT_LIST_HEAD(&w->inbox.pages);
+		i++;
+	}
+	nr = i;
+	atomic_set(&conc.running, nr);
+	for (i = 0; i < nr; i++)
+		workers[i].peer = &workers[(i + 1) % nr].inbox;
+
+	for (i = 0; i < nr; i++) {
+		struct task_struct *task;
+
+		task = kthread_create(pa_worker_fn, &workers[i], "pa_kunit/%u", workers[i].cpu);
+		if (IS_ERR(task)) {
+			KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
+			break;
+		}
+		kthread_bind(task, workers[i].cpu);
+		workers[i].task = task;
+	}
+	if (i < nr) {
+		while (i--)
+			kthread_stop(workers[i].task);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		wake_up_process(workers[i].task);
+
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&conc.done, 120 * HZ), 0UL);
+	for (i = 0; i < nr; i++)
+		kthread_stop(workers[i].task);
+
+	for (i = 0; i < nr; i++) {
+		struct pa_worker *w = &workers[i];
+
+		while ((page = pa_inbox_take(&w->inbox)))
+			pa_worker_free(w, page);
+		KUNIT_EXPECT_GT_MSG(test, w->allocs, 0UL, "CPU %u", w->cpu);
+		KUNIT_EXPECT_EQ_MSG(test, w->corrupt, 0UL, "CPU %u: pages overwritten", w->cpu);
+		KUNIT_EXPECT_EQ_MSG(test, w->moved, 0UL, "CPU %u: worker left its CPU", w->cpu);
+		kunit_info(test, "CPU %u: %lu allocations, %lu frees, %lu refused",
+			   w->cpu, w->allocs, w->frees, w->fails);
+		allocs += w->allocs;
+		frees += w->frees;
+	}
+	KUNIT_EXPECT_EQ(test, frees, allocs);
+	pa_expect_free_restored(test, free_before);
+}
+
+static struct kunit_case pagealloc_stress_cases[] = {
+	KUNIT_CASE(pagealloc_stress_each_order_capped),
+	KUNIT_CASE(pagealloc_stress_every_order_until_failure),
+	KUNIT_CASE(pagealloc_stress_concurrent_alloc_free),
+	{}
+};
+
+static struct kunit_suite pagealloc_stress_suite = {
+	.name = "pagealloc_stress",
+	.test_cases = pagealloc_stress_cases,
+};
+
+kunit_test_suites(&pagealloc_seeds_suite, &pagealloc_stress_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of the page allocator's fast paths, zones, nodes and pcp lists");
