@@ -9,17 +9,7 @@
 base=$(kgit rev-parse "$(base_tag)^{commit}")
 
 commits=()
-if [[ $# -eq 0 ]]; then
-	set -- "$base" "$base..$BRANCH"
-fi
-for r in "$@"; do
-	if [[ $r == *..* ]]; then
-		mapfile -t -O "${#commits[@]}" commits < <(kgit rev-list --reverse "$r")
-	else
-		commits+=("$(kgit rev-parse --verify "$r^{commit}")") || die "$r: no such commit"
-	fi
-done
-[[ ${#commits[@]} -gt 0 ]] || die "nothing to check in: $*"
+resolve_revs commits "$@"
 
 # The boots every commit gets: KUnit on the functional machine, and again
 # with page poisoning and debug_pagealloc to catch use-after-free.

@@ -58,3 +58,24 @@ short() { git -C "$KTREE" rev-parse --short=12 "$1"; }
 
 # Print a progress line that says how far along a long loop is.
 progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }
+
+# Commits named by revisions and ranges (A..B), in order, into the array
+# named by $1.  No arguments: the base and every commit of $BRANCH.
+resolve_revs() {
+	local -n _out=$1
+	local r base
+	shift
+	_out=()
+	if [[ $# -eq 0 ]]; then
+		base=$(kgit rev-parse "$(base_tag)^{commit}")
+		set -- "$base" "$base..$BRANCH"
+	fi
+	for r in "$@"; do
+		if [[ $r == *..* ]]; then
+			mapfile -t -O "${#_out[@]}" _out < <(kgit rev-list --reverse "$r")
+		else
+			_out+=("$(kgit rev-parse --verify -q "$r^{commit}")") || die "$r: no such commit in $KTREE"
+		fi
+	done
+	[[ ${#_out[@]} -gt 0 ]] || die "no commits in: $*"
+}

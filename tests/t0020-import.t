@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Import: a tarball becomes a git tree with one tagged base commit.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 
 ok "import commits every file, even those the tarball's .gitignore ignores" '

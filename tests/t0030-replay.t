@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Replay and export: series files <-> commits in the kernel tree.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 
 # An imported fixture tree and a scratch clone to make patches in.

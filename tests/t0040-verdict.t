@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Verdicts: what one boot did, from its console, results port and status.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 
 # usage: boot_dir CONSOLE-TEXT RESULTS-TEXT

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The guest config: Debian's memory-management choices, kept and readable.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 
 debian=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz

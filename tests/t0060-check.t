@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # make check's logic on a fixture tree, with a stand-in make and QEMU:
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 # the table, the verdicts it carries, the results cache, and recovery.
 . "$(dirname "$0")/lib/tap.sh"
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Turn the figure lines of one boot's results.txt into DIR/figures.json:
+#   {"figures": {NAME: value, ...}, "units": {NAME: unit, ...}}
+# Microbenchmark lines become NAME = <alloc|free>-o<order>-<pair|batchN>-z<0|1>;
+# plain "figure NAME VALUE UNIT" lines (hackbench, tbench) keep their name.
+# usage: figures.sh DIR
+. "$(dirname "$0")/lib.sh"
+
+dir=${1:?usage: figures.sh DIR}
+[[ -f $dir/results.txt ]] || die "$dir/results.txt: no such file"
+awk '
+	function kv(s,   n, i, a, p) {
+		delete f
+		n = split(s, a, " ")
+		for (i = 1; i <= n; i++) {
+			p = index(a[i], "=")
+			if (p) f[substr(a[i], 1, p - 1)] = substr(a[i], p + 1)
+		}
+	}
+	/^bench figure=(alloc|free) / {
+		kv($0)
+		shape = f["pattern"] == "pair" ? "pair" : "batch" f["n"]
+		print f["figure"] "-o" f["order"] "-" shape "-z" f["zero"], f["value"], f["unit"]
+		next
+	}
+	/^figure [^ ]+ [-0-9.]+ / { print $2, $3, $4 }
+' "$dir/results.txt" |
+	jq -R -n '[inputs | split(" ")] |
+		{figures: (map({key: .[0], value: (.[1] | tonumber)}) | from_entries),
+		 units: (map({key: .[0], value: .[2]}) | from_entries)}' >"$dir/figures.json"
+jq '.figures | length' "$dir/figures.json"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# End to end on the real kernel: import Debian's tarball, replay the
+# series, build and boot every commit (make check), and show that each
+# kind of guest failure gives its verdict on a real boot of the tip.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+
+[[ -z ${SKIP_KERNEL:-} ]] || skip_all "SKIP_KERNEL is set"
+unset SERIES_DIR TARBALL SOURCE_VERSION
+export WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
+. "$T_TOP/scripts/lib.sh"
+PROG=t0100
+
+ok "make check passes on the base and every commit of the series" '
+	cd "$T_TOP" && scripts/check.sh >table 2>progress; rc=$?; cat table; test $rc -eq 0 &&
+	n=$(( $(git -C "$KTREE" rev-list --count "$(base_tag)..$BRANCH") + 1 )) &&
+	test "$(grep -cE "^[0-9a-f]{12} .* pass" table)" -eq "$n"
+'
+
+tip=$(kgit rev-parse "$BRANCH")
+boot_tip() { boot.sh --timeout "${T:-300}" "$@" "$tip"; }
+
+ok "the series tip boots again from scratch with every KUnit case passing" '
+	d=$(boot_tip --force --run kunit) && jq -e ".tests.pass > 0 and .tests.fail == 0" "$d/verdict.json"
+'
+
+ok "a kernel panic in the guest fails the boot and is quoted" '
+	d=$(boot_tip --run "" --append pa.provoke=panic); test $? -ne 0 &&
+	jq -r .reason "$d/verdict.json" | must_say "Kernel panic - not syncing: sysrq triggered crash" /dev/stdin
+'
+
+ok "a guest that stops answering is a hang, stopped at the time limit" '
+	d=$(T=40 boot_tip --run "" --append pa.provoke=hang); test $? -ne 0 &&
+	test "$(jq -r .verdict "$d/verdict.json")" = hang
+'
+
+ok "a WARNING in the guest log fails the boot" '
+	d=$(boot_tip --run "" --append pa.provoke=warn); test $? -ne 0 &&
+	jq -r ".matched[0]" "$d/verdict.json" | must_say "^WARNING: .*pa_provoke" /dev/stdin
+'
+
+ok "a failing KUnit case fails the boot and is named" '
+	d=$(boot_tip --run "" --append pa.provoke=fail); test $? -ne 0 &&
+	jq -r ".tests.failed[]" "$d/verdict.json" | must_say "pagealloc_provoke.provoke_fails_when_asked" /dev/stdin
+'
+
+done_testing
