@@ -1,6 +1,9 @@
 # Entry points.  Each target is a thin call into scripts/; see README.md.
 #   make check [REVS="A..B"]   build, boot and test every commit (the main job)
 #   make test                  the project's own test suite (what CI runs)
+#   make bench [REVS=…]        measure every commit, compare with the base
+#   make bisect GOOD=… BAD=… METRIC=… [THRESHOLD=…]   find a regression
+#   make mail [REROLL=N]       the series as mail files, with b4
 SHELL := /bin/bash
 S := scripts
 
@@ -33,6 +36,16 @@ check: deps
 
 lint: deps
 	@prove tests/t0010-lint.t
+
+bench: deps
+	@$(S)/bench.sh $(REVS)
+
+bisect: deps
+	@bisect/run.sh $(or $(GOOD),$(error GOOD=<rev> is required)) $(or $(BAD),$(error BAD=<rev> is required)) \
+		$(or $(METRIC),$(error METRIC=boot|kunit:SUITE.CASE|<figure> is required)) $(THRESHOLD)
+
+mail: deps
+	@$(S)/mail.sh $(REROLL)
 
 test: deps
 	@prove -v tests/

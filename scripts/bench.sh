@@ -1,64 +1,31 @@
 #!/usr/bin/env bash
-# Measure the base and every commit (or the commits named) over a family of
-# K perturbed boots each, and compare every commit against the base.
-#   deterministic (default): 1 CPU under QEMU -icount shift=0; guest "ns"
-#     are guest instructions, and a boot is repeatable bit for bit.  Each of
-#     the K boots adds a different unused command-line word (pa.pad=a, aa,
-#     ...) so that layout luck is sampled the same way for every kernel.
-#   BENCH_MODE=functional: plain TCG (or KVM), wall clock; K repeats.
+# Measure the base and every commit (or the commits named) with
+# measure.sh, compare every commit against the base (compare.sh) and draw
+# the chart (chart.sh).  Settings are measure.sh's.
 # usage: bench.sh [REV | A..B]...
 . "$(dirname "$0")/lib.sh"
 
-K=${BENCH_K:-5}
 mode=${BENCH_MODE:-deterministic}
-steps=${BENCH_STEPS:-bench,hackbench,tbench}
-append=${BENCH_APPEND:-init_on_alloc=0}
-args=${BENCH_ARGS:-}
+ensure_series
 commits=()
 resolve_revs commits "$@"
 base=$(kgit rev-parse "$(base_tag)^{commit}")
-set_key=$(echo "$K $mode $steps $append $args" | sha1sum | cut -c1-8)
 
-# Boot commit $1 K times and gather every figure's samples into one file.
-measure() {
-	local c=$1 k dirs=() d out=$RESULTS/$1/bench-$set_key.json pad=''
-	if [[ -f $out ]]; then
-		echo "$out"
-		return
-	fi
-	"$TOP/scripts/build.sh" "$c" >/dev/null || return 1
-	for ((k = 1; k <= K; k++)); do
-		pad+=a
-		progress "$k" "$K" "bench $(short "$c") ($mode, $append pa.pad=$pad)" 
-		d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" \
-			--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$c") ||
-			die "$(short "$c"): benchmark boot $k failed: $(jq -r .reason "$d/verdict.json" 2>/dev/null)"
-		"$TOP/scripts/figures.sh" "$d" >/dev/null
-		dirs+=("$d/figures.json")
-	done
-	jq -s --arg mode "$mode" --arg append "$append" --arg commit "$c" \
-		'{commit: $commit, mode: $mode, append: $append, runs: length,
-		  units: .[0].units,
-		  samples: (map(.figures | to_entries) | add | group_by(.key)
-			| map({key: .[0].key, value: map(.value)}) | from_entries)}' \
-		"${dirs[@]}" >"$out.tmp"
-	mv "$out.tmp" "$out"
-	echo "$out"
-}
-
+# The base first: every commit is compared against it.
+bf=$("$TOP/scripts/measure.sh" "$base") || die "the base $(short "$base") could not be measured"
 files=()
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
+	[[ $c != "$base" ]] || continue
 	say "[$i/${#commits[@]}] $(short "$c") $(kgit log -1 --format=%s "$c")"
-	f=$(measure "$c") || die "$(short "$c"): could not be measured"
+	f=$("$TOP/scripts/measure.sh" "$c") || die "$(short "$c"): could not be measured"
 	files+=("$(short "$c")=$f")
 done
-bf=$(measure "$base")
 
-report=$RESULTS/bench-$(short "${commits[-1]}")-$set_key
+report=$RESULTS/bench-$(short "${commits[-1]}")-$(basename "$bf" .json | sed "s/^bench-//")
 {
-	echo "# $mode mode, $K boots per kernel, kernel command line: $append"
+	jq -r '"# \(.mode) mode, \(.runs) boots per kernel, kernel command line: \(.append) \(.bench_args)"' "$bf"
 	[[ $mode == deterministic ]] && echo "# unit ns = guest instructions under QEMU -icount shift=0 (not time)"
 	echo "# '*': Welch's t-test, two-sided, 95%; change relative to the base"
 	echo "# text: size of mm/page_alloc.o .text (bytes)"

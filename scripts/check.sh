@@ -4,8 +4,7 @@
 # usage: check.sh [REV | A..B]...      (default: base..$BRANCH, base included)
 . "$(dirname "$0")/lib.sh"
 
-"$TOP/scripts/import.sh"
-[[ ${NO_REPLAY:-0} == 1 ]] || "$TOP/scripts/replay.sh"
+ensure_series
 base=$(kgit rev-parse "$(base_tag)^{commit}")
 
 commits=()

@@ -4,13 +4,15 @@
 # and '*' where Welch's t-test (two-sided, 95%) says the change is larger
 # than the noise.  Amean where lower is better, Hmean where higher is
 # better (throughput); the sample count is shown once per kernel.
-# usage: compare.sh [--markdown] [--only REGEX] NAME=BENCH.json...   (first is the base)
+# usage: compare.sh [--markdown|--tsv] [--only REGEX] NAME=BENCH.json...   (first is the base)
 . "$(dirname "$0")/lib.sh"
 
 fmt=text only=.
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--markdown) fmt=markdown; shift ;;
+	# Machine-readable: figure, kernel, base, value, change %, significant.
+	--tsv) fmt=tsv; shift ;;
 	--only) only=$2; shift 2 ;;
 	*) break ;;
 	esac
@@ -48,7 +50,7 @@ done | awk -v fmt="$fmt" -v nk="$#" '
 	END {
 		hdr = "figure\tmean"
 		for (k = 0; k < nk; k++) hdr = hdr "\t" kname[k] " (n=" samples[k] ")"
-		print hdr
+		if (fmt != "tsv") print hdr
 		if (fmt == "markdown") { r = "---"; for (k = 0; k <= nk; k++) r = r "\t---"; print r }
 		for (x = 1; x <= nf; x++) {
 			fig = order[x]
@@ -69,10 +71,13 @@ done | awk -v fmt="$fmt" -v nk="$#" '
 					sig = (t < 0 ? -t : t) > tcrit(df)
 				}
 				line = line "\t" sprintf("%.2f (%+.2f%%)%s", v, pct, sig ? " *" : "")
+				if (fmt == "tsv") printf "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\n", fig, kname[k], b, v, pct, sig
 			}
-			print line
+			if (fmt != "tsv") print line
 		}
-	}' | if [[ $fmt == markdown ]]; then
+	}' | if [[ $fmt == tsv ]]; then
+	cat
+elif [[ $fmt == markdown ]]; then
 	sed 's/|/\\|/g; s/\t/ | /g; s/^/| /; s/$/ |/'
 else
 	column -t -s $'\t'

@@ -79,3 +79,11 @@ resolve_revs() {
 	done
 	[[ ${#_out[@]} -gt 0 ]] || die "no commits in: $*"
 }
+
+# Import the tarball and replay the series, so that the commits to work on
+# exist (both steps do nothing when already done).  NO_REPLAY=1 keeps the
+# branch as it is, for a developer working on commits in the kernel tree.
+ensure_series() {
+	"$TOP/scripts/import.sh"
+	[[ ${NO_REPLAY:-0} == 1 ]] || "$TOP/scripts/replay.sh"
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Measure one commit over a family of K perturbed boots and gather every
+# figure's samples into $RESULTS/<commit>/bench-<set>.json (printed).
+#   deterministic (default): 1 CPU under QEMU -icount shift=0; guest "ns"
+#     are guest instructions, and a boot is repeatable bit for bit.  Boot k
+#     adds an unused command-line word of k letters (pa.pad=a, aa, ...), so
+#     layout luck is sampled the same way for every kernel.
+#   BENCH_MODE=functional: plain TCG (or KVM), wall clock; K repeats.
+# Settings: BENCH_K (5), BENCH_MODE, BENCH_STEPS (bench,hackbench,tbench),
+# BENCH_APPEND (kernel arguments), BENCH_ARGS (pa_bench module parameters,
+# joined with '+').  A set already measured is not measured again.
+# usage: measure.sh REV
+. "$(dirname "$0")/lib.sh"
+
+K=${BENCH_K:-5}
+mode=${BENCH_MODE:-deterministic}
+steps=${BENCH_STEPS:-bench,hackbench,tbench}
+append=${BENCH_APPEND:-init_on_alloc=0 pa.tbench_secs=1}
+args=${BENCH_ARGS:-}
+rev=${1:?usage: measure.sh REV}
+c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
+set_key=$(echo "$K $mode $steps $append $args" | sha1sum | cut -c1-8)
+out=$RESULTS/$c/bench-$set_key.json
+if [[ -f $out ]]; then
+	echo "$out"
+	exit 0
+fi
+
+"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") does not build"
+figs=()
+pad=''
+for ((k = 1; k <= K; k++)); do
+	pad+=a
+	progress "$k" "$K" "measure $(short "$c") ($mode, $append pa.pad=$pad)"
+	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" \
+		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$c") ||
+		die "$(short "$c"): benchmark boot $k: $(jq -r .reason "$d/verdict.json" 2>/dev/null)"
+	"$TOP/scripts/figures.sh" "$d" >/dev/null
+	figs+=("$d/figures.json")
+done
+jq -s --arg mode "$mode" --arg append "$append" --arg args "$args" --arg commit "$c" \
+	'{commit: $commit, mode: $mode, append: $append, bench_args: $args, runs: length,
+	  units: .[0].units,
+	  samples: (map(.figures | to_entries) | add | group_by(.key)
+		| map({key: .[0].key, value: map(.value)}) | from_entries)}' \
+	"${figs[@]}" >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"
