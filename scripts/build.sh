@@ -56,7 +56,9 @@ say "$(short "$commit"): configuring"
 say "$(short "$commit"): building in $build (log: $log)"
 start=$SECONDS
 kmake() { make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "$@"; }
-if ! { kmake bzImage && kmake modules_prepare; } >"$log" 2>&1; then
+# 'modules' writes Module.symvers, without which modpost cannot check the
+# symbols the guest modules use.
+if ! { kmake bzImage && kmake modules && kmake modules_prepare; } >"$log" 2>&1; then
 	first=$(first_error "$log")
 	nwarn=$(grep -c ': warning:' "$log" || true)
 	record failed $((SECONDS - start))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Turn the figure lines of one boot's results.txt into DIR/figures.json:
 #   {"figures": {NAME: value, ...}, "units": {NAME: unit, ...}}
-# Microbenchmark lines become NAME = <alloc|free>-o<order>-<pair|batchN>-z<0|1>;
+# Microbenchmark lines (their per-call median) become NAME = <alloc|free>-o<order>-<pair|batchN>-z<0|1>;
 # plain "figure NAME VALUE UNIT" lines (hackbench, tbench) keep their name.
 # usage: figures.sh DIR
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +20,7 @@ awk '
 	/^bench figure=(alloc|free) / {
 		kv($0)
 		shape = f["pattern"] == "pair" ? "pair" : "batch" f["n"]
-		print f["figure"] "-o" f["order"] "-" shape "-z" f["zero"], f["value"], f["unit"]
+		print f["figure"] "-o" f["order"] "-" shape "-z" f["zero"], f["med"], f["unit"]
 		next
 	}
 	/^figure [^ ]+ [-0-9.]+ / { print $2, $3, $4 }

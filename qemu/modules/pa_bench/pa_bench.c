@@ -18,9 +18,10 @@
  * measured with the same interval structure but no allocator call; its
  * median is subtracted from every alloc and free interval and is reported
  * as figure=loop_overhead.  Values are per alloc_pages()/__free_pages()
- * call (one block of 2^order pages), in tenths of a nanosecond of
- * ktime_get_ns(); under QEMU -icount shift=0 that clock counts guest
- * instructions.
+ * call (one block of 2^order pages), printed to a tenth of the clock's
+ * unit: nanoseconds of ktime_get_ns(), or TSC cycles of get_cycles()
+ * where ktime_get_ns() is too coarse (see the clock parameter).  Under
+ * QEMU -icount shift=0 both count guest instructions.
  *
  * Everything runs from the init function, which always returns 0 so that
  * the module can be removed again; results go to the kernel log as lines
@@ -29,15 +30,18 @@
  *   info init_on_alloc=0|1
  *   info init_on_free=.. debug_pagealloc=.. page_poisoning=..
  *   info params orders=.. batches=.. pair=.. loops=.. ... gfp=0x..
- *   info clock=ktime_get_ns resolution=<ns> online_cpus=<n>
+ *   info clock=<ktime_get_ns|get_cycles> unit=<ns|cycles> resolution=..
+ *        ktime_resolution=.. cycles_resolution=..
+ *   info online_cpus=<n>
  *   info cpu=.. node=.. zone=.. pcp_high=.. pcp_batch=.. pcp_count=..
  *        free_pages=..
  *   figure=<loop_overhead|alloc|free> order=<o> pattern=<pair|batch>
- *        n=<N> zero=<0|1> value=<x.y> unit=ns samples=<s> min=<x.y>
+ *        n=<N> zero=<0|1> value=<x.y> unit=<ns|cycles> samples=<s> min=<x.y>
  *        med=<x.y> max=<x.y>
  *   figure=error order=<o> pattern=.. n=<N> zero=.. value=<blocks held>
  *        unit=allocs sample=<index>
  *   skip order=<o> ... reason=<max_pages|bad_batch|bad_order> ...
+ *   info elapsed_ns=<whole run, by ktime_get_ns()>
  *   done figures=<number of figure= lines>
  *
  * (each on one line).  For alloc and free, value is the mean per call and
@@ -63,21 +67,32 @@
 #include <linux/smp.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
+#include <linux/timex.h>
 
 #define PA_MAX_PARAMS	16
 #define PA_MAX_BATCH	65536
 #define PA_MAX_SAMPLES	65536
+/* clock=0 picks cycles when ktime_get_ns() steps coarser than this */
+#define PA_FINE_NS	1000
+
+enum { PA_CLOCK_AUTO, PA_CLOCK_KTIME, PA_CLOCK_CYCLES };
 
 static int orders[PA_MAX_PARAMS] = { 0, 1, 2, 3, 4, 9 };
-static int nr_orders = 6;
+static int nr_orders = 6;	/* the defaults above */
 module_param_array(orders, int, &nr_orders, 0444);
 MODULE_PARM_DESC(orders, "Allocation orders to measure (default 0,1,2,3,4,9)");
 
-static int batches[PA_MAX_PARAMS] = { 1, 8, 32, 64, 128, 256, 512, 1024 };
-static int nr_batches = 8;
+/*
+ * The large sizes go past the pcp high mark of a guest with GiBs per CPU
+ * (pcp_high was 14123 pages for one CPU and 4.5 GiB), so that the frees
+ * drain to the buddy lists.
+ */
+static int batches[PA_MAX_PARAMS] = { 1, 8, 32, 64, 128, 256, 512, 1024,
+				      4096, 16384, 32768 };
+static int nr_batches = 11;	/* the defaults above */
 module_param_array(batches, int, &nr_batches, 0444);
 MODULE_PARM_DESC(batches,
-		 "Batch sizes N for the batch pattern; 0 runs no batch (default 1,8,32,64,128,256,512,1024)");
+		 "Batch sizes N for the batch pattern; 0 runs no batch (default 1,8,32,64,128,256,512,1024,4096,16384,32768)");
 
 static bool pair = true;
 module_param(pair, bool, 0444);
@@ -105,10 +120,18 @@ module_param(extra_work, uint, 0444);
 MODULE_PARM_DESC(extra_work,
 		 "Busy-loop iterations added after each timed allocation, to plant a regression (default 0)");
 
-static unsigned int max_pages = 8192;
+static unsigned int max_pages = 32768;
 module_param(max_pages, uint, 0444);
 MODULE_PARM_DESC(max_pages,
-		 "Skip batches holding more than this many pages at once (default 8192)");
+		 "Skip batches holding more than this many pages at once (default 32768)");
+
+static unsigned int clock;
+module_param(clock, uint, 0444);
+MODULE_PARM_DESC(clock,
+		 "0: ktime_get_ns() unless coarser than 1us, then get_cycles(); 1: ktime_get_ns(); 2: get_cycles() (default 0)");
+
+/* Set once before any measurement: read get_cycles() for pa_now(). */
+static bool pa_cycles;
 
 struct pa_ctx {
 	gfp_t gfp;
@@ -131,13 +154,21 @@ struct pa_stats {
 
 static inline u64 pa_now(void)
 {
+	if (pa_cycles)
+		return get_cycles();
 	return ktime_get_ns();
 }
 
+static const char *pa_unit(void)
+{
+	return pa_cycles ? "cycles" : "ns";
+}
+
 /*
- * A busy loop of a known length: three instructions an iteration on
- * x86-64 (add, compare, branch).  The barrier keeps the compiler from
- * removing or folding it.
+ * A busy loop of a known length: four instructions an iteration as gcc 12
+ * compiles it for x86-64 (compare, branch, increment, jump), so under
+ * -icount shift=0 extra_work=k adds about 4k ns to each allocation.  The
+ * barrier keeps the compiler from removing or folding the loop.
  */
 static noinline void pa_burn(unsigned int iterations)
 {
@@ -218,9 +249,9 @@ static void pa_print(struct pa_ctx *c, const char *figure, int order,
 {
 	char b[4][24];
 
-	pr_info("figure=%s order=%d pattern=%s n=%u zero=%d value=%s unit=ns samples=%u min=%s med=%s max=%s\n",
+	pr_info("figure=%s order=%d pattern=%s n=%u zero=%d value=%s unit=%s samples=%u min=%s med=%s max=%s\n",
 		figure, order, pattern, n, zero ? 1 : 0,
-		pa_fmt(b[0], sizeof(b[0]), st->mean), samples,
+		pa_fmt(b[0], sizeof(b[0]), st->mean), pa_unit(), samples,
 		pa_fmt(b[1], sizeof(b[1]), st->min),
 		pa_fmt(b[2], sizeof(b[2]), st->med),
 		pa_fmt(b[3], sizeof(b[3]), st->max));
@@ -413,6 +444,29 @@ static const char *pa_list(char *buf, size_t len, const int *v, int cnt)
 	return buf;
 }
 
+/*
+ * Choose the clock.  Without a calibrated TSC (QEMU TCG without -icount
+ * often fails to calibrate it) ktime_get_ns() advances in jiffies, which
+ * is useless for timing single calls; the raw TSC still ticks finely.
+ */
+static void pa_pick_clock(void)
+{
+	u64 ktime_res, cycles_res = 0;
+
+	pa_cycles = false;
+	ktime_res = pa_clock_resolution();
+	if (clock != PA_CLOCK_KTIME && get_cycles()) {
+		pa_cycles = true;
+		cycles_res = pa_clock_resolution();
+	}
+	if (clock == PA_CLOCK_AUTO)
+		pa_cycles = cycles_res &&
+			    (!ktime_res || ktime_res > PA_FINE_NS);
+	pr_info("info clock=%s unit=%s resolution=%llu ktime_resolution=%llu cycles_resolution=%llu\n",
+		pa_cycles ? "get_cycles" : "ktime_get_ns", pa_unit(),
+		pa_cycles ? cycles_res : ktime_res, ktime_res, cycles_res);
+}
+
 static void pa_print_info(struct pa_ctx *c)
 {
 	struct per_cpu_pages *pcp;
@@ -433,8 +487,7 @@ static void pa_print_info(struct pa_ctx *c)
 		pair ? 1 : 0, loops, min_samples, warmup, zero ? 1 : 0,
 		extra_work, max_pages, (__force unsigned int)c->gfp);
 
-	pr_info("info clock=ktime_get_ns resolution=%llu online_cpus=%u\n",
-		pa_clock_resolution(), num_online_cpus());
+	pr_info("info online_cpus=%u\n", num_online_cpus());
 
 	/* The zone an allocation from this CPU lands in, and its pcp. */
 	migrate_disable();
@@ -487,6 +540,7 @@ static void pa_teardown(struct pa_ctx *c)
 
 static int __init pa_bench_init(void)
 {
+	u64 start = ktime_get_ns();
 	struct pa_ctx c = {};
 	int i, j, order, n;
 
@@ -494,6 +548,7 @@ static int __init pa_bench_init(void)
 		pr_info("error setup=nomem\n");
 		goto out;
 	}
+	pa_pick_clock();
 	pa_print_info(&c);
 
 	for (i = 0; i < nr_orders; i++) {
@@ -519,6 +574,7 @@ static int __init pa_bench_init(void)
 	}
 out:
 	pa_teardown(&c);
+	pr_info("info elapsed_ns=%llu\n", ktime_get_ns() - start);
 	pr_info("done figures=%u\n", c.figures);
 	/* Always succeed: the caller removes the module after reading. */
 	return 0;

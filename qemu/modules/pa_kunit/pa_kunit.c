@@ -9,17 +9,24 @@
  * Suite pagealloc_seeds has one case per behaviour; suite
  * pagealloc_stress fills each node at every order until the allocator
  * refuses, frees everything and checks that no page went missing, and
- * runs allocators on two CPUs at once.
+ * runs allocators on several CPUs at once.
  *
  * The guest is expected to have two NUMA nodes (numa=fake=2), ZONE_DMA
- * and ZONE_DMA32.  Cases whose precondition is missing are skipped
- * with the reason.
+ * and ZONE_DMA32.  A case whose precondition is missing is skipped with
+ * the reason.
+ *
+ * Each case's log in debugfs holds KUNIT_LOG_SIZE (512) bytes, its
+ * result line included, so checks are assertions (a case stops at its
+ * first failure) and progress notes go to the kernel log only.  Pages a
+ * case allocates sit on lists that KUnit frees however the case ends.
  */
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -53,24 +60,24 @@
 static bool warn_once;
 module_param(warn_once, bool, 0444);
 MODULE_PARM_DESC(warn_once,
-		 "Also run the case that triggers the allocator's WARN for an order >= MAX_ORDER (default: skipped)");
+		 "Also run the case that makes the allocator WARN for an order >= MAX_ORDER");
 
 static unsigned int exhaust_seconds = 120;
 module_param(exhaust_seconds, uint, 0444);
 MODULE_PARM_DESC(exhaust_seconds,
-		 "Time allowed to exhaust one node in the fallback case before it is skipped");
+		 "Time allowed to exhaust one node in the seeds suite before the case is skipped");
 
-static unsigned int stress_seconds = 40;
+static unsigned int stress_seconds = 60;
 module_param(stress_seconds, uint, 0444);
 MODULE_PARM_DESC(stress_seconds,
-		 "Time allowed for filling both nodes until failure in the stress suite");
+		 "Time allowed for filling every node until failure in the stress suite");
 
-/* Requests that may fail quietly and must never invoke the OOM killer. */
+/* Requests that may fail quietly and never invoke the OOM killer. */
 #define PA_GFP_TRY		(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 /* Requests made with preemption disabled: no reclaim, no sleeping. */
 #define PA_GFP_ATOMIC		(GFP_NOWAIT | __GFP_NOWARN)
 
-/* Written into the first word of every page a test allocates. */
+/* Mixed into the word written at the start of every page a test holds. */
 #define PA_MAGIC		0x70615f6b756e6974UL
 
 /* Free pages that may legitimately be in use elsewhere after a case. */
@@ -80,9 +87,9 @@ MODULE_PARM_DESC(stress_seconds,
 #define PA_EMPTY_MAX		8192
 
 /*
- * Blocks allocated by a test, linked through page->lru (the allocator
- * leaves lru and private to the owner of an allocated page) with the
- * order in page->private.
+ * Blocks a test holds, linked through page->lru (the allocator leaves
+ * lru and private to the owner of an allocated page) with the order in
+ * page->private.  If @marked, every page carries pa_marker() of its pfn.
  */
 struct pa_pages {
 	struct list_head list;
@@ -90,14 +97,6 @@ struct pa_pages {
 	unsigned long nr_pages;
 	bool marked;
 };
-
-static void pa_pages_init(struct pa_pages *pp, bool marked)
-{
-	INIT_LIST_HEAD(&pp->list);
-	pp->nr_blocks = 0;
-	pp->nr_pages = 0;
-	pp->marked = marked;
-}
 
 static void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order)
 {
@@ -170,6 +169,37 @@ static unsigned long pa_pages_free(struct pa_pages *pp)
 	pp->nr_blocks = 0;
 	pp->nr_pages = 0;
 	return bad;
+}
+
+static int pa_pages_res_init(struct kunit_resource *res, void *context)
+{
+	struct pa_pages *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+
+	if (!pp)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&pp->list);
+	pp->marked = *(bool *)context;
+	res->data = pp;
+	return 0;
+}
+
+static void pa_pages_res_free(struct kunit_resource *res)
+{
+	struct pa_pages *pp = res->data;
+
+	pa_pages_free(pp);
+	kfree(pp);
+}
+
+/* A list of held blocks that KUnit frees when the case ends. */
+static struct pa_pages *pa_pages_new(struct kunit *test, bool marked)
+{
+	struct pa_pages *pp;
+
+	pp = kunit_alloc_resource(test, pa_pages_res_init, pa_pages_res_free,
+				  GFP_KERNEL, &marked);
+	KUNIT_ASSERT_NOT_NULL(test, pp);
+	return pp;
 }
 
 /* Zones, as the zonelists see them (populated zones only). */
@@ -272,6 +302,25 @@ static struct zone *pa_local_zone(void)
 	return pa_top_zone(numa_mem_id(), ZONE_NORMAL);
 }
 
+static phys_addr_t pa_phys_end(struct page *page, unsigned int order)
+{
+	return page_to_phys(page) + (PAGE_SIZE << order);
+}
+
+/* A block of a ZONE_DMA or ZONE_DMA32 request must lie below 16 MiB or 4 GiB. */
+static void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int order,
+				  int highidx)
+{
+	phys_addr_t start = page_to_phys(page);
+
+	if (highidx == ZONE_DMA)
+		KUNIT_ASSERT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_16M,
+				    "DMA block of order %u at %pa", order, &start);
+	if (highidx == ZONE_DMA32)
+		KUNIT_ASSERT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_4G,
+				    "DMA32 block of order %u at %pa", order, &start);
+}
+
 /* Counters. */
 
 static unsigned long pa_event(enum vm_event_item item)
@@ -295,7 +344,7 @@ static unsigned long pa_alloc_stalls(void)
 	return sum;
 }
 
-/* Everything that only the slow path of an allocation counts. */
+/* Events that only an allocation's slow path counts. */
 static unsigned long pa_slow_path_events(void)
 {
 	unsigned long sum = pa_alloc_stalls() + pa_event(PGSCAN_DIRECT);
@@ -355,7 +404,7 @@ static long pa_free_total(void)
  * where they were, give or take what the rest of the system is doing.
  * RCU-deferred frees and vmstat folding can lag, so look again briefly.
  */
-static void pa_expect_free_restored(struct kunit *test, long before)
+static void pa_assert_free_restored(struct kunit *test, long before)
 {
 	long after = pa_free_total();
 	int tries;
@@ -364,9 +413,8 @@ static void pa_expect_free_restored(struct kunit *test, long before)
 		msleep(50);
 		after = pa_free_total();
 	}
-	KUNIT_EXPECT_GE_MSG(test, after + PA_FREE_SLACK, before,
-			    "free pages %ld after freeing everything, %ld before: pages leaked",
-			    after, before);
+	KUNIT_ASSERT_GE_MSG(test, after + PA_FREE_SLACK, before, "%ld pages missing",
+			    before - after);
 }
 
 /*
@@ -515,110 +563,33 @@ static unsigned int pa_count_alloc_warnings(void)
 	return found;
 }
 
-/*
- * Whether the fast path, which checks the low watermark, must refuse an
- * order-0 request of class @highidx on @nid: every zone it may use is at
- * or below its low watermark plus the reserve kept from that class.
- */
-static bool pa_fast_path_shut(int nid, int highidx)
-{
-	int zid;
-
-	for (zid = 0; zid <= highidx; zid++) {
-		struct zone *zone = pa_node_zone(nid, zid);
-
-		if (zone && zone_page_state(zone, NR_FREE_PAGES) >
-			    low_wmark_pages(zone) + zone->lowmem_reserve[highidx])
-			return false;
-	}
-	return true;
-}
-
-/* One node filled with __GFP_THISNODE requests of one class. */
-struct pa_exhaust {
-	int nid;
-	int highidx;
-	gfp_t gfp;
-	unsigned long deadline;
-	struct pa_pages pages;
-	unsigned long stray;		/* pages from another node */
-	unsigned long past_low;		/* order-0 pages served with the fast path shut */
-	bool timed_out;
-};
-
-static void pa_exhaust_init(struct pa_exhaust *ex, int nid, int highidx, gfp_t gfp,
-			    unsigned int seconds)
-{
-	memset(ex, 0, sizeof(*ex));
-	ex->nid = nid;
-	ex->highidx = highidx;
-	ex->gfp = gfp | __GFP_THISNODE;
-	ex->deadline = jiffies + seconds * HZ;
-	pa_pages_init(&ex->pages, false);
-}
-
-/* Allocate one order until the allocator refuses; false to stop altogether. */
-static bool pa_exhaust_order(struct pa_exhaust *ex, unsigned int order)
-{
-	for (;;) {
-		bool shut = !order && pa_fast_path_shut(ex->nid, ex->highidx);
-		struct page *page;
-
-		if (time_after(jiffies, ex->deadline)) {
-			ex->timed_out = true;
-			return false;
-		}
-		page = __alloc_pages_node(ex->nid, ex->gfp, order);
-		if (!page)
-			return true;
-		pa_pages_add(&ex->pages, page, order);
-		if (page_to_nid(page) != ex->nid) {
-			ex->stray++;
-			return false;
-		}
-		if (shut)
-			ex->past_low++;
-		cond_resched();
-	}
-}
-
-/* Largest blocks first, then every smaller order, until all are refused. */
-static void pa_exhaust_node(struct pa_exhaust *ex)
-{
-	int order;
-
-	for (order = MAX_ORDER - 1; order >= 0; order--)
-		if (!pa_exhaust_order(ex, order))
-			return;
-}
-
 /* ---- 02: order >= MAX_ORDER ------------------------------------------ */
 
 static void pagealloc_order_too_large_returns_null(struct kunit *test)
 {
-	const gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
 	static const unsigned int orders[] = { MAX_ORDER, MAX_ORDER + 1, 2 * MAX_ORDER, 31 };
+	const gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
+	struct pa_pages *pp = pa_pages_new(test, false);
 	struct page *page;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(orders); i++) {
 		unsigned int order = orders[i];
 
-		KUNIT_EXPECT_NULL_MSG(test, alloc_pages(gfp, order), "order %u", order);
-		KUNIT_EXPECT_NULL_MSG(test, __alloc_pages_node(numa_mem_id(), gfp, order),
+		KUNIT_ASSERT_NULL_MSG(test, alloc_pages(gfp, order), "order %u", order);
+		KUNIT_ASSERT_NULL_MSG(test, __alloc_pages_node(numa_mem_id(), gfp, order),
 				      "order %u", order);
-		KUNIT_EXPECT_NULL_MSG(test, alloc_pages_node(NUMA_NO_NODE, gfp | __GFP_THISNODE,
+		KUNIT_ASSERT_NULL_MSG(test, alloc_pages_node(NUMA_NO_NODE, gfp | __GFP_THISNODE,
 							     order), "order %u", order);
-		KUNIT_EXPECT_EQ_MSG(test, __get_free_pages(gfp, order), 0UL, "order %u", order);
-		KUNIT_EXPECT_NULL_MSG(test, folio_alloc(gfp, order), "order %u", order);
+		KUNIT_ASSERT_EQ_MSG(test, __get_free_pages(gfp, order), 0UL, "order %u", order);
+		KUNIT_ASSERT_NULL_MSG(test, folio_alloc(gfp, order), "order %u", order);
 	}
-	KUNIT_EXPECT_NULL(test, alloc_pages_exact(PAGE_SIZE << MAX_ORDER, gfp));
+	KUNIT_ASSERT_NULL(test, alloc_pages_exact(PAGE_SIZE << MAX_ORDER, gfp));
 
 	/* The largest valid order is still served. */
 	page = alloc_pages(PA_GFP_TRY, MAX_ORDER - 1);
-	KUNIT_EXPECT_NOT_NULL_MSG(test, page, "order MAX_ORDER - 1 (%d) failed", MAX_ORDER - 1);
-	if (page)
-		__free_pages(page, MAX_ORDER - 1);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "order %d", MAX_ORDER - 1);
+	pa_pages_add(pp, page, MAX_ORDER - 1);
 }
 
 static void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test)
@@ -628,14 +599,14 @@ static void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_NULL(test, alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_ORDER));
-		KUNIT_EXPECT_NULL(test, __alloc_pages_node(numa_mem_id(),
+		KUNIT_ASSERT_NULL(test, alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_ORDER));
+		KUNIT_ASSERT_NULL(test, __alloc_pages_node(numa_mem_id(),
 							   GFP_NOWAIT | __GFP_NOWARN, MAX_ORDER));
 	}
-	KUNIT_EXPECT_EQ_MSG(test, pa_count_alloc_warnings(), before,
-			    "__GFP_NOWARN request for order %d was reported", MAX_ORDER);
+	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "allocator warning despite __GFP_NOWARN");
 	if (!tainted)
-		KUNIT_EXPECT_FALSE(test, test_taint(TAINT_WARN));
+		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
 }
 
 static void pagealloc_order_too_large_warns_once(struct kunit *test)
@@ -648,16 +619,15 @@ static void pagealloc_order_too_large_warns_once(struct kunit *test)
 
 	before = pa_count_alloc_warnings();
 	for (i = 0; i < 3; i++) {
-		KUNIT_EXPECT_NULL(test, alloc_pages(GFP_KERNEL, MAX_ORDER));
-		KUNIT_EXPECT_NULL(test, __alloc_pages_node(numa_mem_id(), GFP_KERNEL,
+		KUNIT_ASSERT_NULL(test, alloc_pages(GFP_KERNEL, MAX_ORDER));
+		KUNIT_ASSERT_NULL(test, __alloc_pages_node(numa_mem_id(), GFP_KERNEL,
 							   MAX_ORDER + 1));
 	}
 	after = pa_count_alloc_warnings();
 
-	KUNIT_EXPECT_LE_MSG(test, after - before, 1U, "%u warnings for six oversized requests",
-			    after - before);
-	KUNIT_EXPECT_GE_MSG(test, after, 1U, "no allocator warning in the log since boot");
-	KUNIT_EXPECT_TRUE(test, test_taint(TAINT_WARN));
+	KUNIT_ASSERT_LE_MSG(test, after - before, 1U, "warnings for six oversized requests");
+	KUNIT_ASSERT_GE_MSG(test, after, 1U, "no allocator warning in the log since boot");
+	KUNIT_ASSERT_TRUE(test, test_taint(TAINT_WARN));
 }
 
 /* ---- 03: the node asked for ------------------------------------------ */
@@ -666,6 +636,7 @@ static void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
 {
 	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER,
 					       PAGE_ALLOC_COSTLY_ORDER + 1 };
+	struct pa_pages *pp = pa_pages_new(test, false);
 	int nid, i, j;
 
 	for_each_node_state(nid, N_MEMORY) {
@@ -675,13 +646,11 @@ static void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
 
 				page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE,
 							  orders[i]);
-				KUNIT_EXPECT_NOT_NULL_MSG(test, page, "node %d order %u",
+				KUNIT_ASSERT_NOT_NULL_MSG(test, page, "node %d order %u",
 							  nid, orders[i]);
-				if (!page)
-					continue;
-				KUNIT_EXPECT_EQ_MSG(test, page_to_nid(page), nid,
+				pa_pages_add(pp, page, orders[i]);
+				KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
 						    "order %u", orders[i]);
-				__free_pages(page, orders[i]);
 			}
 		}
 	}
@@ -689,28 +658,30 @@ static void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
 
 static void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
 {
-	int nid, i;
+	struct pa_pages *pp = pa_pages_new(test, false);
+	int nid, i, tested = 0;
 
 	for_each_node_state(nid, N_MEMORY) {
 		if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
 			continue;
+		tested++;
 		for (i = 0; i < 8; i++) {
 			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY, 0);
 
-			KUNIT_EXPECT_NOT_NULL(test, page);
-			if (!page)
-				continue;
-			KUNIT_EXPECT_EQ(test, page_to_nid(page), nid);
-			__free_pages(page, 0);
+			KUNIT_ASSERT_NOT_NULL(test, page);
+			pa_pages_add(pp, page, 0);
+			KUNIT_ASSERT_EQ(test, page_to_nid(page), nid);
 		}
 	}
+	if (!tested)
+		kunit_skip(test, "no node has free memory to spare");
 }
 
 struct pa_local_result {
 	int expected_nid;
 	int node_nid;
 	int policy_nid;
-	int cpu_nid_after;
+	int nid_after;
 };
 
 /* Runs on a kworker bound to the CPU under test. */
@@ -733,7 +704,7 @@ static long pa_alloc_on_local_node(void *arg)
 		res->policy_nid = page_to_nid(page);
 		__free_pages(page, 0);
 	}
-	res->cpu_nid_after = numa_mem_id();
+	res->nid_after = numa_mem_id();
 	return 0;
 }
 
@@ -749,12 +720,11 @@ static void pagealloc_no_node_allocates_on_local_node(struct kunit *test)
 			continue;
 		work_on_cpu(cpu, pa_alloc_on_local_node, &res);
 		tested++;
-		KUNIT_EXPECT_EQ(test, res.expected_nid, res.cpu_nid_after);
-		KUNIT_EXPECT_EQ(test, res.expected_nid, cpu_to_node(cpu));
-		KUNIT_EXPECT_EQ_MSG(test, res.node_nid, res.expected_nid,
+		KUNIT_ASSERT_EQ(test, res.expected_nid, res.nid_after);
+		KUNIT_ASSERT_EQ(test, res.expected_nid, nid);
+		KUNIT_ASSERT_EQ_MSG(test, res.node_nid, nid,
 				    "alloc_pages_node(NUMA_NO_NODE) on CPU %d", cpu);
-		KUNIT_EXPECT_EQ_MSG(test, res.policy_nid, res.expected_nid,
-				    "alloc_pages() on CPU %d", cpu);
+		KUNIT_ASSERT_EQ_MSG(test, res.policy_nid, nid, "alloc_pages() on CPU %d", cpu);
 	}
 	if (!tested)
 		kunit_skip(test, "no CPU whose node has free memory to spare");
@@ -779,89 +749,55 @@ static const struct pa_zone_case pa_zone_cases[] = {
 	{ "MOVABLE|DMA32", __GFP_MOVABLE | __GFP_DMA32, ZONE_DMA32 },
 };
 
-static phys_addr_t pa_phys_end(struct page *page, unsigned int order)
-{
-	return page_to_phys(page) + (PAGE_SIZE << order);
-}
-
-static void pa_expect_below_limit(struct kunit *test, struct page *page, unsigned int order,
-				  int highidx, const char *name)
-{
-	phys_addr_t start = page_to_phys(page);
-
-	if (highidx == ZONE_DMA)
-		KUNIT_EXPECT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_16M,
-				    "%s block of order %u at %pa", name, order, &start);
-	if (highidx == ZONE_DMA32)
-		KUNIT_EXPECT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_4G,
-				    "%s block of order %u at %pa", name, order, &start);
-}
-
 /* One request of class @zc on @nid with __GFP_THISNODE. */
-static void pa_check_zone_case_on_node(struct kunit *test, const struct pa_zone_case *zc,
-				       int nid)
+static void pa_check_zone_case_on_node(struct kunit *test, struct pa_pages *pp,
+				       const struct pa_zone_case *zc, int nid)
 {
 	int highidx = gfp_zone(zc->gfp);
 	struct zone *top = pa_top_zone(nid, highidx);
+	bool roomy = pa_zone_roomy(top, highidx);
 	struct page *page;
 
 	page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | zc->gfp, 0);
+	if (page)
+		pa_pages_add(pp, page, 0);
 	if (!top) {
-		KUNIT_EXPECT_NULL_MSG(test, page, "%s on node %d, which has no zone for it",
+		KUNIT_ASSERT_NULL_MSG(test, page, "%s on node %d, which has no zone for it",
 				      zc->name, nid);
-		if (page)
-			__free_pages(page, 0);
 		return;
 	}
-	KUNIT_EXPECT_NOT_NULL_MSG(test, page, "%s on node %d", zc->name, nid);
-	if (!page)
-		return;
-	KUNIT_EXPECT_EQ_MSG(test, page_to_nid(page), nid, "%s", zc->name);
-	KUNIT_EXPECT_LE_MSG(test, (int)page_zonenum(page), highidx, "%s on node %d",
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s on node %d", zc->name, nid);
+	KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid, "%s", zc->name);
+	KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), highidx, "%s on node %d",
 			    zc->name, nid);
 	/* With room in it, the highest eligible zone of the node serves. */
-	if (pa_zone_roomy(top, highidx))
-		KUNIT_EXPECT_PTR_EQ_MSG(test, page_zone(page), top, "%s on node %d",
+	if (roomy)
+		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), top, "%s on node %d",
 					zc->name, nid);
-	pa_expect_below_limit(test, page, 0, highidx, zc->name);
-	__free_pages(page, 0);
+	pa_assert_below_limit(test, page, 0, highidx);
 }
 
 static void pagealloc_zone_modifiers_pick_eligible_zone(struct kunit *test)
 {
+	struct pa_pages *pp = pa_pages_new(test, false);
 	int i, nid;
 
 	for (i = 0; i < ARRAY_SIZE(pa_zone_cases); i++) {
 		const struct pa_zone_case *zc = &pa_zone_cases[i];
 		struct page *page;
 
-		KUNIT_EXPECT_EQ_MSG(test, (int)gfp_zone(zc->gfp), zc->zone, "%s", zc->name);
+		KUNIT_ASSERT_EQ_MSG(test, (int)gfp_zone(zc->gfp), zc->zone, "%s", zc->name);
 
 		for_each_node_state(nid, N_MEMORY)
-			pa_check_zone_case_on_node(test, zc, nid);
+			pa_check_zone_case_on_node(test, pp, zc, nid);
 
 		/* Without __GFP_THISNODE: any node, but never a higher zone. */
 		page = alloc_pages(PA_GFP_TRY | zc->gfp, 0);
-		KUNIT_EXPECT_NOT_NULL_MSG(test, page, "%s", zc->name);
-		if (!page)
-			continue;
-		KUNIT_EXPECT_LE_MSG(test, (int)page_zonenum(page), zc->zone, "%s", zc->name);
-		pa_expect_below_limit(test, page, 0, zc->zone, zc->name);
-		__free_pages(page, 0);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s", zc->name);
+		pa_pages_add(pp, page, 0);
+		KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), zc->zone, "%s", zc->name);
+		pa_assert_below_limit(test, page, 0, zc->zone);
 	}
-}
-
-static void pa_check_dma_block(struct kunit *test, int nid, gfp_t mod, unsigned int order)
-{
-	int highidx = gfp_zone(mod);
-	struct page *page;
-
-	page = __alloc_pages_node(nid, PA_GFP_TRY | mod, order);
-	if (!page)
-		return;
-	KUNIT_EXPECT_LE(test, (int)page_zonenum(page), highidx);
-	pa_expect_below_limit(test, page, order, highidx, highidx == ZONE_DMA ? "DMA" : "DMA32");
-	__free_pages(page, order);
 }
 
 static void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
@@ -874,12 +810,22 @@ static void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
 		int highidx = gfp_zone(mods[i]);
 
 		for (j = 0; j < ARRAY_SIZE(orders); j++) {
-			/* The DMA zone is 16 MiB: one block of the largest order at most. */
+			/* ZONE_DMA is 16 MiB: no room for several blocks of 4 MiB. */
 			if (highidx == ZONE_DMA && orders[j] == MAX_ORDER - 1)
 				continue;
-			for_each_node_state(nid, N_MEMORY)
-				for (k = 0; k < 4; k++)
-					pa_check_dma_block(test, nid, mods[i], orders[j]);
+			for_each_node_state(nid, N_MEMORY) {
+				for (k = 0; k < 4; k++) {
+					struct page *page;
+
+					page = __alloc_pages_node(nid, PA_GFP_TRY | mods[i],
+								  orders[j]);
+					if (!page)
+						continue;
+					__free_pages(page, orders[j]);
+					KUNIT_ASSERT_LE(test, (int)page_zonenum(page), highidx);
+					pa_assert_below_limit(test, page, orders[j], highidx);
+				}
+			}
 		}
 	}
 }
@@ -888,35 +834,36 @@ static void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
 
 static void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 {
-	struct page *pages[8];
-	unsigned long before, after;
+	struct pa_pages *pp = pa_pages_new(test, false);
+	unsigned long before = 0, after = 0;
+	struct page *pages[8] = { NULL };
 	struct zone *zone;
+	bool roomy;
 	int i, nid;
 
 	migrate_disable();
 	nid = numa_mem_id();
 	zone = pa_top_zone(nid, ZONE_NORMAL);
-	if (!pa_zone_roomy(zone, ZONE_NORMAL)) {
-		migrate_enable();
-		kunit_skip(test, "the local node %d has no free memory to spare", nid);
+	roomy = pa_zone_roomy(zone, ZONE_NORMAL);
+	if (roomy) {
+		before = pa_slow_path_events();
+		for (i = 0; i < ARRAY_SIZE(pages); i++)
+			pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
+						    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+		after = pa_slow_path_events();
 	}
-	before = pa_slow_path_events();
-	for (i = 0; i < ARRAY_SIZE(pages); i++)
-		pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
-					    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
-	after = pa_slow_path_events();
 	migrate_enable();
+	if (!roomy)
+		kunit_skip(test, "the local node %d has no free memory to spare", nid);
 
-	KUNIT_EXPECT_EQ_MSG(test, after, before,
-			    "reclaim or compaction ran although zone %s was above its watermarks",
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		if (pages[i])
+			pa_pages_add(pp, pages[i], i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+	KUNIT_ASSERT_EQ(test, pp->nr_blocks, (unsigned long)ARRAY_SIZE(pages));
+	KUNIT_ASSERT_EQ_MSG(test, after, before, "reclaim or compaction with %s above watermarks",
 			    zone->name);
-	for (i = 0; i < ARRAY_SIZE(pages); i++) {
-		KUNIT_EXPECT_NOT_NULL(test, pages[i]);
-		if (!pages[i])
-			continue;
-		KUNIT_EXPECT_PTR_EQ(test, page_zone(pages[i]), zone);
-		__free_pages(pages[i], i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
-	}
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_ASSERT_PTR_EQ(test, page_zone(pages[i]), zone);
 }
 
 /*
@@ -928,9 +875,9 @@ static void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 static void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
 {
 	const gfp_t gfp = PA_GFP_TRY | __GFP_DMA;
-	unsigned long stalls, scans, limit, n;
+	struct pa_pages *pp = pa_pages_new(test, false);
+	unsigned long stalls, limit, n;
 	struct zone *dma = NULL;
-	struct pa_pages pp;
 	bool refused = false;
 	long free_before;
 	int nid;
@@ -944,9 +891,7 @@ static void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
 		kunit_skip(test, "no populated ZONE_DMA");
 
 	free_before = pa_free_total();
-	pa_pages_init(&pp, false);
 	stalls = pa_alloc_stalls();
-	scans = pa_slow_path_events();
 	limit = zone_managed_pages(dma) + 4096;
 	for (n = 0; n < limit; n++) {
 		struct page *page = __alloc_pages_node(zone_to_nid(dma), gfp, 0);
@@ -955,20 +900,19 @@ static void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
 			refused = true;
 			break;
 		}
-		pa_pages_add(&pp, page, 0);
-		KUNIT_EXPECT_PTR_EQ(test, page_zone(page), dma);
-		pa_expect_below_limit(test, page, 0, ZONE_DMA, "DMA");
+		pa_pages_add(pp, page, 0);
+		KUNIT_ASSERT_PTR_EQ(test, page_zone(page), dma);
+		pa_assert_below_limit(test, page, 0, ZONE_DMA);
 		cond_resched();
 	}
 	stalls = pa_alloc_stalls() - stalls;
-	scans = pa_slow_path_events() - scans;
+	pr_info("pa_kunit: %lu pages filled ZONE_DMA, then %lu reclaim stalls\n",
+		pp->nr_pages, stalls);
 
-	KUNIT_EXPECT_TRUE_MSG(test, refused, "ZONE_DMA never ran out after %lu pages", n);
-	KUNIT_EXPECT_GT_MSG(test, stalls, 0UL, "the failing request never tried direct reclaim");
-	kunit_info(test, "%lu DMA pages, then %lu reclaim stalls (%lu slow-path events)",
-		   pp.nr_pages, stalls, scans);
-	pa_pages_free(&pp);
-	pa_expect_free_restored(test, free_before);
+	KUNIT_ASSERT_TRUE_MSG(test, refused, "ZONE_DMA never ran out");
+	KUNIT_ASSERT_GT_MSG(test, stalls, 0UL, "the failing request never tried direct reclaim");
+	pa_pages_free(pp);
+	pa_assert_free_restored(test, free_before);
 }
 
 /* ---- 09: NUMA statistics --------------------------------------------- */
@@ -979,12 +923,10 @@ static void pagealloc_thisnode_charges_numa_hit(struct kunit *test)
 	int nid;
 
 	for_each_node_state(nid, N_MEMORY) {
-		unsigned long hit, where;
+		struct pa_pages *pp = pa_pages_new(test, false);
 		enum numa_stat_item locality;
-		struct pa_pages pp;
-		unsigned long i;
+		unsigned long hit, where, i;
 
-		pa_pages_init(&pp, false);
 		migrate_disable();
 		locality = nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER;
 		hit = pa_node_numa(nid, NUMA_HIT);
@@ -993,17 +935,16 @@ static void pagealloc_thisnode_charges_numa_hit(struct kunit *test)
 			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE, 0);
 
 			if (page)
-				pa_pages_add(&pp, page, 0);
+				pa_pages_add(pp, page, 0);
 		}
 		hit = pa_node_numa(nid, NUMA_HIT) - hit;
 		where = pa_node_numa(nid, locality) - where;
 		migrate_enable();
 
-		KUNIT_EXPECT_EQ(test, pp.nr_blocks, nr);
-		KUNIT_EXPECT_GE_MSG(test, hit, pp.nr_blocks, "numa_hit on node %d", nid);
-		KUNIT_EXPECT_GE_MSG(test, where, pp.nr_blocks, "%s on node %d",
+		KUNIT_ASSERT_EQ(test, pp->nr_blocks, nr);
+		KUNIT_ASSERT_GE_MSG(test, hit, nr, "numa_hit of node %d", nid);
+		KUNIT_ASSERT_GE_MSG(test, where, nr, "%s of node %d",
 				    locality == NUMA_LOCAL ? "local_node" : "other_node", nid);
-		pa_pages_free(&pp);
 	}
 }
 
@@ -1022,39 +963,32 @@ static void pagealloc_requests_served_from_matching_pageblocks(struct kunit *tes
 	int i, j, k;
 
 	for (i = 0; i < ARRAY_SIZE(mts); i++) {
-		unsigned long wrong = 0, other_zone = 0;
-		struct pa_pages held, got;
+		struct pa_pages *held = pa_pages_new(test, false);
+		struct pa_pages *got = pa_pages_new(test, false);
 		struct page *page;
 		struct zone *zone;
 
-		pa_pages_init(&held, false);
-		pa_pages_init(&got, false);
 		preempt_disable();
 		zone = pa_local_zone();
-		pa_pcp_empty(zone, &held);
+		pa_pcp_empty(zone, held);
 		for (j = 0; j < ARRAY_SIZE(orders); j++) {
 			for (k = 0; k < 16; k++) {
 				page = pa_alloc_atomic(zone, orders[j], mts[i]);
 				if (page)
-					pa_pages_add(&got, page, orders[j]);
+					pa_pages_add(got, page, orders[j]);
 			}
 		}
 		preempt_enable();
 
-		list_for_each_entry(page, &got.list, lru) {
-			if (page_zone(page) != zone)
-				other_zone++;
-			else if (pa_pageblock_mt(page) != mts[i])
-				wrong++;
+		KUNIT_ASSERT_EQ(test, got->nr_blocks, 16UL * ARRAY_SIZE(orders));
+		list_for_each_entry(page, &got->list, lru) {
+			KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), zone, "%s request",
+						pa_mt_name(mts[i]));
+			KUNIT_ASSERT_EQ_MSG(test, pa_pageblock_mt(page), mts[i],
+					    "%s request of order %lu got pfn %#lx",
+					    pa_mt_name(mts[i]), page_private(page),
+					    page_to_pfn(page));
 		}
-		KUNIT_EXPECT_EQ(test, got.nr_blocks, 16UL * ARRAY_SIZE(orders));
-		KUNIT_EXPECT_EQ_MSG(test, other_zone, 0UL, "%s requests left zone %s",
-				    pa_mt_name(mts[i]), zone->name);
-		KUNIT_EXPECT_EQ_MSG(test, wrong, 0UL,
-				    "%s requests served from pageblocks of another type",
-				    pa_mt_name(mts[i]));
-		pa_pages_free(&got);
-		pa_pages_free(&held);
 	}
 }
 
@@ -1065,16 +999,15 @@ static void pagealloc_requests_served_from_matching_pageblocks(struct kunit *tes
  */
 static void pa_check_free_by_pageblock(struct kunit *test, int mt)
 {
+	struct pa_pages *held = pa_pages_new(test, false);
 	struct page *a, *x = NULL, *y = NULL;
-	struct pa_pages held;
-	bool usable = false;
 	int blk = -1, other = -1;
+	bool usable = false;
 	struct zone *zone;
 
-	pa_pages_init(&held, false);
 	preempt_disable();
 	zone = pa_local_zone();
-	pa_pcp_settle(zone, &held);
+	pa_pcp_settle(zone, held);
 	a = pa_alloc_atomic(zone, 0, mt);
 	if (a) {
 		blk = pa_pageblock_mt(a);
@@ -1089,24 +1022,18 @@ static void pa_check_free_by_pageblock(struct kunit *test, int mt)
 	}
 	preempt_enable();
 
-	if (!usable) {
-		if (a)
-			pa_pages_add(&held, a, 0);
-		KUNIT_FAIL(test, "no usable %s page (pageblock type %d) on zone %s",
-			   pa_mt_name(mt), blk, zone->name);
-	} else {
-		KUNIT_EXPECT_PTR_NE_MSG(test, x, a,
-					"page of a %s pageblock was handed to a %s request",
-					pa_mt_name(blk), pa_mt_name(other));
-		KUNIT_EXPECT_PTR_EQ_MSG(test, y, a,
-					"page of a %s pageblock not reused by a %s request",
-					pa_mt_name(blk), pa_mt_name(blk));
-		if (x)
-			pa_pages_add(&held, x, 0);
-		if (y)
-			pa_pages_add(&held, y, 0);
-	}
-	pa_pages_free(&held);
+	if (!usable && a)
+		pa_pages_add(held, a, 0);
+	if (x)
+		pa_pages_add(held, x, 0);
+	if (y && y != x)
+		pa_pages_add(held, y, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, usable, "no usable %s page (pageblock type %d) in %s",
+			      pa_mt_name(mt), blk, zone->name);
+	KUNIT_ASSERT_PTR_NE_MSG(test, x, a, "page of a %s pageblock went to a %s request",
+				pa_mt_name(blk), pa_mt_name(other));
+	KUNIT_ASSERT_PTR_EQ_MSG(test, y, a, "page of a %s pageblock not reused",
+				pa_mt_name(blk));
 }
 
 static void pagealloc_freed_page_returns_to_pageblock_migratetype(struct kunit *test)
@@ -1123,19 +1050,18 @@ static void pagealloc_freed_page_returns_to_pageblock_migratetype(struct kunit *
  */
 static void pa_check_hot_reuse(struct kunit *test, unsigned int order, int mt)
 {
+	struct pa_pages *held = pa_pages_new(test, false);
+	int count = 0, high = 0, batch = 0;
 	struct page *a = NULL, *b = NULL;
 	struct per_cpu_pages *pcp;
 	struct zone *zone = NULL;
-	int count = 0, high = 0, batch = 0;
-	struct pa_pages held;
 	bool usable = false;
 	int attempt;
 
-	pa_pages_init(&held, false);
 	for (attempt = 0; attempt < 3 && !usable; attempt++) {
 		preempt_disable();
 		zone = pa_local_zone();
-		pa_pcp_settle(zone, &held);
+		pa_pcp_settle(zone, held);
 		a = pa_alloc_atomic(zone, order, mt);
 		pcp = this_cpu_ptr(zone->per_cpu_pageset);
 		count = READ_ONCE(pcp->count);
@@ -1148,20 +1074,15 @@ static void pa_check_hot_reuse(struct kunit *test, unsigned int order, int mt)
 		}
 		preempt_enable();
 		if (!usable && a)
-			pa_pages_add(&held, a, order);
+			pa_pages_add(held, a, order);
 	}
+	if (b)
+		pa_pages_add(held, b, order);
 
-	if (usable) {
-		KUNIT_EXPECT_PTR_EQ_MSG(test, b, a,
-					"order %u %s on zone %s: freed block not reused",
-					order, pa_mt_name(mt), zone->name);
-		if (b)
-			pa_pages_add(&held, b, order);
-	} else {
-		KUNIT_FAIL(test, "order %u %s: pcp list never had room (count %d high %d batch %d)",
-			   order, pa_mt_name(mt), count, high, batch);
-	}
-	pa_pages_free(&held);
+	KUNIT_ASSERT_TRUE_MSG(test, usable, "order %u %s: no room on pcp list (%d/%d, batch %d)",
+			      order, pa_mt_name(mt), count, high, batch);
+	KUNIT_ASSERT_PTR_EQ_MSG(test, b, a, "order %u %s in %s: freed block not reused",
+				order, pa_mt_name(mt), zone->name);
 }
 
 static void pagealloc_pcp_reuses_hot_page(struct kunit *test)
@@ -1187,6 +1108,7 @@ static void pagealloc_pcp_reuses_hot_pageblock_order_page(struct kunit *test)
 /* __GFP_THISNODE on a node without any zone for the request fails. */
 static void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test)
 {
+	struct pa_pages *pp = pa_pages_new(test, false);
 	int nid, tested = 0;
 
 	for_each_node_state(nid, N_MEMORY) {
@@ -1196,24 +1118,89 @@ static void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test)
 			continue;
 		tested++;
 		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | __GFP_DMA, 0);
-		KUNIT_EXPECT_NULL_MSG(test, page, "__GFP_DMA|__GFP_THISNODE on node %d", nid);
 		if (page)
-			__free_pages(page, 0);
+			pa_pages_add(pp, page, 0);
+		KUNIT_ASSERT_NULL_MSG(test, page, "__GFP_DMA|__GFP_THISNODE on node %d", nid);
 
 		/* Without __GFP_THISNODE the zonelist leads to another node's DMA zone. */
 		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_DMA, 0);
-		KUNIT_EXPECT_NOT_NULL(test, page);
-		if (page) {
-			KUNIT_EXPECT_NE(test, page_to_nid(page), nid);
-			KUNIT_EXPECT_EQ(test, (int)page_zonenum(page), ZONE_DMA);
-			__free_pages(page, 0);
-		}
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		pa_pages_add(pp, page, 0);
+		KUNIT_ASSERT_NE(test, page_to_nid(page), nid);
+		KUNIT_ASSERT_EQ(test, (int)page_zonenum(page), ZONE_DMA);
 	}
 	if (!tested)
 		kunit_skip(test, "every node with memory has a DMA zone");
 }
 
-/* ---- 16, 09 and 06: a node runs out ----------------------------------- */
+/* ---- 06, 09 and 16: a node runs out ---------------------------------- */
+
+/*
+ * Whether the fast path, which checks the low watermark, must refuse a
+ * request of @order and class @highidx on @nid: in every zone it may use,
+ * the free pages left after the block would not stay above the low
+ * watermark plus the reserve kept from that class.
+ */
+static bool pa_fast_path_shut(int nid, int highidx, unsigned int order)
+{
+	int zid;
+
+	for (zid = 0; zid <= highidx; zid++) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone && zone_page_state(zone, NR_FREE_PAGES) >=
+			    low_wmark_pages(zone) + zone->lowmem_reserve[highidx] + (1UL << order))
+			return false;
+	}
+	return true;
+}
+
+/* One node filled with __GFP_THISNODE requests of one class. */
+struct pa_exhaust {
+	int nid;
+	int highidx;
+	gfp_t gfp;
+	unsigned long deadline;
+	struct pa_pages *pages;
+	unsigned long stray;		/* pages from another node */
+	unsigned long past_low;		/* blocks served with the fast path shut */
+	bool timed_out;
+};
+
+/* Allocate one order until the allocator refuses; false to stop altogether. */
+static bool pa_exhaust_order(struct pa_exhaust *ex, unsigned int order)
+{
+	for (;;) {
+		bool shut = pa_fast_path_shut(ex->nid, ex->highidx, order);
+		struct page *page;
+
+		if (time_after(jiffies, ex->deadline)) {
+			ex->timed_out = true;
+			return false;
+		}
+		page = __alloc_pages_node(ex->nid, ex->gfp, order);
+		if (!page)
+			return true;
+		pa_pages_add(ex->pages, page, order);
+		if (page_to_nid(page) != ex->nid) {
+			ex->stray++;
+			return false;
+		}
+		if (shut)
+			ex->past_low++;
+		cond_resched();
+	}
+}
+
+/* Largest blocks first, then every smaller order, until all are refused. */
+static void pa_exhaust_node(struct pa_exhaust *ex)
+{
+	int order;
+
+	for (order = MAX_ORDER - 1; order >= 0; order--)
+		if (!pa_exhaust_order(ex, order))
+			return;
+}
 
 struct pa_fallback_plan {
 	int nid;		/* the node to exhaust */
@@ -1277,31 +1264,40 @@ static bool pa_plan_fallback(struct pa_fallback_plan *plan)
  * (movable, so that no pageblock changes type; no reclaim, so the run
  * is short).  Skips the case if that does not finish in time.
  */
-static void pa_exhaust_planned_node(struct kunit *test, struct pa_fallback_plan *plan,
-				    struct pa_exhaust *ex)
+static struct pa_exhaust *pa_exhaust_planned_node(struct kunit *test,
+						  struct pa_fallback_plan *plan)
 {
+	struct pa_exhaust *ex;
+
 	if (num_node_state(N_MEMORY) < 2)
 		kunit_skip(test, "needs two nodes with memory");
 	if (!pa_plan_fallback(plan))
 		kunit_skip(test, "no node whose zonelist falls back to a node with room");
 
-	kunit_info(test, "exhausting node %d up to %s (%lu free pages); next: node %d %s",
-		   plan->nid, plan->pref->name, plan->cost, zone_to_nid(plan->next),
-		   plan->next->name);
-	pa_exhaust_init(ex, plan->nid, plan->highidx,
-			PA_GFP_ATOMIC | (plan->gfp & ~GFP_KERNEL), exhaust_seconds);
+	ex = kunit_kzalloc(test, sizeof(*ex), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ex);
+	ex->pages = pa_pages_new(test, false);
+	ex->nid = plan->nid;
+	ex->highidx = plan->highidx;
+	ex->gfp = PA_GFP_ATOMIC | __GFP_THISNODE | (plan->gfp & ~GFP_KERNEL);
+	ex->deadline = jiffies + exhaust_seconds * HZ;
+
+	pr_info("pa_kunit: %s: exhausting node %d up to %s (%lu free pages), next node %d %s\n",
+		test->name, plan->nid, plan->pref->name, plan->cost, zone_to_nid(plan->next),
+		plan->next->name);
 	pa_exhaust_node(ex);
-	if (ex->timed_out) {
-		pa_pages_free(&ex->pages);
+	pr_info("pa_kunit: %s: held %lu pages, %lu blocks with the fast path shut\n",
+		test->name, ex->pages->nr_pages, ex->past_low);
+	if (ex->timed_out)
 		kunit_skip(test, "node %d not exhausted within %u s", plan->nid, exhaust_seconds);
-	}
+	return ex;
 }
 
 /*
- * The fast path only allocates while a zone is above its low watermark;
- * the slow path recomputes alloc_flags and goes on down to the min
- * watermark.  Pages handed out while every zone the request may use was
- * at or below its low watermark were served by the slow path.
+ * The fast path only allocates while a zone stays above its low
+ * watermark; the slow path recomputes alloc_flags and goes on down to
+ * the min watermark.  Blocks handed out while every zone the request
+ * may use was too low for the fast path were served by the slow path.
  */
 static void pagealloc_slow_path_serves_below_low_watermark(struct kunit *test)
 {
@@ -1309,20 +1305,16 @@ static void pagealloc_slow_path_serves_below_low_watermark(struct kunit *test)
 	struct pa_exhaust *ex;
 	long free_before;
 
-	ex = kunit_kzalloc(test, sizeof(*ex), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ex);
 	free_before = pa_free_total();
-	pa_exhaust_planned_node(test, &plan, ex);
+	ex = pa_exhaust_planned_node(test, &plan);
 
-	KUNIT_EXPECT_EQ(test, ex->stray, 0UL);
-	KUNIT_EXPECT_TRUE_MSG(test, pa_fast_path_shut(plan.nid, plan.highidx),
-			      "node %d still above its low watermarks when exhausted", plan.nid);
-	KUNIT_EXPECT_GT_MSG(test, ex->past_low, 0UL,
-			    "no page of node %d was served below the low watermark", plan.nid);
-	kunit_info(test, "%lu pages held, %lu served below the low watermark",
-		   ex->pages.nr_pages, ex->past_low);
-	pa_pages_free(&ex->pages);
-	pa_expect_free_restored(test, free_before);
+	KUNIT_ASSERT_EQ(test, ex->stray, 0UL);
+	KUNIT_ASSERT_TRUE_MSG(test, pa_fast_path_shut(plan.nid, plan.highidx, 0),
+			      "node %d still above its low watermarks", plan.nid);
+	KUNIT_ASSERT_GT_MSG(test, ex->past_low, 0UL,
+			    "nothing served below the low watermark of node %d", plan.nid);
+	pa_pages_free(ex->pages);
+	pa_assert_free_restored(test, free_before);
 }
 
 /*
@@ -1334,61 +1326,53 @@ static void pagealloc_slow_path_serves_below_low_watermark(struct kunit *test)
  */
 static void pagealloc_exhausted_node_falls_back_in_zonelist_order(struct kunit *test)
 {
+	struct pa_pages *spill = pa_pages_new(test, false);
 	const unsigned long nr = 16;
-	unsigned long miss, foreign, wrong = 0, i;
 	struct pa_fallback_plan plan;
+	unsigned long miss, foreign, i;
 	struct pa_exhaust *ex;
-	struct pa_pages spill;
 	struct page *page;
 	long free_before;
 
-	ex = kunit_kzalloc(test, sizeof(*ex), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ex);
 	free_before = pa_free_total();
-	pa_pages_init(&spill, false);
-	pa_exhaust_planned_node(test, &plan, ex);
+	ex = pa_exhaust_planned_node(test, &plan);
 
-	KUNIT_EXPECT_EQ_MSG(test, ex->stray, 0UL,
-			    "__GFP_THISNODE request on node %d served by another node", plan.nid);
-	if (ex->stray)
-		goto out;
-	KUNIT_EXPECT_TRUE_MSG(test, pa_zone_roomy(plan.next, plan.highidx),
-			      "zone %s of node %d ran out too", plan.next->name,
-			      zone_to_nid(plan.next));
+	KUNIT_ASSERT_EQ_MSG(test, ex->stray, 0UL,
+			    "__GFP_THISNODE request on node %d served elsewhere", plan.nid);
+	KUNIT_ASSERT_TRUE_MSG(test, pa_zone_roomy(plan.next, plan.highidx),
+			      "%s of node %d ran out too", plan.next->name, zone_to_nid(plan.next));
 
 	/* A request that may reclaim still stays on the node, or fails. */
 	page = __alloc_pages_node(plan.nid, plan.gfp | __GFP_THISNODE | __GFP_NORETRY |
 				  __GFP_NOWARN, 0);
 	if (page) {
-		pa_pages_add(&ex->pages, page, 0);
-		KUNIT_EXPECT_EQ(test, page_to_nid(page), plan.nid);
+		pa_pages_add(ex->pages, page, 0);
+		KUNIT_ASSERT_EQ(test, page_to_nid(page), plan.nid);
 	}
 
 	miss = pa_zone_numa(plan.next, NUMA_MISS);
 	foreign = pa_zone_numa(plan.pref, NUMA_FOREIGN);
 	for (i = 0; i < nr; i++) {
 		page = __alloc_pages_node(plan.nid, plan.gfp | __GFP_NORETRY | __GFP_NOWARN, 0);
-		if (!page)
-			continue;
-		pa_pages_add(&spill, page, 0);
-		if (page_zone(page) != plan.next)
-			wrong++;
+		if (page)
+			pa_pages_add(spill, page, 0);
 	}
 	miss = pa_zone_numa(plan.next, NUMA_MISS) - miss;
 	foreign = pa_zone_numa(plan.pref, NUMA_FOREIGN) - foreign;
 
-	KUNIT_EXPECT_EQ(test, spill.nr_blocks, nr);
-	KUNIT_EXPECT_EQ_MSG(test, wrong, 0UL, "fallback skipped zone %s of node %d",
-			    plan.next->name, zone_to_nid(plan.next));
-	KUNIT_EXPECT_GE_MSG(test, miss, spill.nr_blocks, "numa_miss on node %d zone %s",
+	KUNIT_ASSERT_EQ(test, spill->nr_blocks, nr);
+	list_for_each_entry(page, &spill->list, lru)
+		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), plan.next,
+					"fallback skipped %s of node %d", plan.next->name,
+					zone_to_nid(plan.next));
+	KUNIT_ASSERT_GE_MSG(test, miss, nr, "numa_miss of node %d %s",
 			    zone_to_nid(plan.next), plan.next->name);
-	KUNIT_EXPECT_GE_MSG(test, foreign, spill.nr_blocks, "numa_foreign on node %d zone %s",
+	KUNIT_ASSERT_GE_MSG(test, foreign, nr, "numa_foreign of node %d %s",
 			    plan.nid, plan.pref->name);
-out:
-	kunit_info(test, "held %lu pages on node %d", ex->pages.nr_pages, plan.nid);
-	pa_pages_free(&spill);
-	pa_pages_free(&ex->pages);
-	pa_expect_free_restored(test, free_before);
+
+	pa_pages_free(spill);
+	pa_pages_free(ex->pages);
+	pa_assert_free_restored(test, free_before);
 }
 
 static struct kunit_case pagealloc_seed_cases[] = {
@@ -1427,23 +1411,34 @@ enum pa_stop {
 	PA_STOP_BAD,		/* a block failed its checks */
 };
 
+/* Blocks of one node, each checked and marked as it arrives. */
 struct pa_fill {
 	int nid;
 	gfp_t gfp;
 	unsigned long deadline;
-	struct pa_pages pages;
+	struct pa_pages *pages;
 	unsigned long blocks[MAX_ORDER];
-	enum pa_stop stop[MAX_ORDER];
 	unsigned long wrong_node, misaligned, wrong_zone, not_zeroed;
 };
 
-static void pa_fill_init(struct pa_fill *fill, int nid, gfp_t gfp, unsigned long deadline)
+static struct pa_fill *pa_fill_new(struct kunit *test)
 {
+	struct pa_fill *fill = kunit_kzalloc(test, sizeof(*fill), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fill);
+	fill->pages = pa_pages_new(test, true);
+	return fill;
+}
+
+static void pa_fill_reset(struct pa_fill *fill, int nid, unsigned long deadline)
+{
+	struct pa_pages *pages = fill->pages;
+
 	memset(fill, 0, sizeof(*fill));
+	fill->pages = pages;
 	fill->nid = nid;
-	fill->gfp = gfp;
+	fill->gfp = PA_GFP_TRY | __GFP_THISNODE;
 	fill->deadline = deadline;
-	pa_pages_init(&fill->pages, true);
 }
 
 /* Check a new block against its request and mark it; false if it is wrong. */
@@ -1478,7 +1473,7 @@ static enum pa_stop pa_fill_order(struct pa_fill *fill, unsigned int order,
 		page = __alloc_pages_node(fill->nid, fill->gfp, order);
 		if (!page)
 			return PA_STOP_REFUSED;
-		pa_pages_add(&fill->pages, page, order);
+		pa_pages_add(fill->pages, page, order);
 		fill->blocks[order]++;
 		if (!pa_fill_check(fill, page, order))
 			return PA_STOP_BAD;
@@ -1487,42 +1482,40 @@ static enum pa_stop pa_fill_order(struct pa_fill *fill, unsigned int order,
 	return PA_STOP_CAP;
 }
 
-static void pa_expect_fill_sane(struct kunit *test, struct pa_fill *fill)
+/* Free the blocks, checking every page's marker, then the block checks. */
+static void pa_fill_release(struct kunit *test, struct pa_fill *fill)
 {
-	KUNIT_EXPECT_EQ_MSG(test, fill->wrong_node, 0UL, "node %d", fill->nid);
-	KUNIT_EXPECT_EQ_MSG(test, fill->misaligned, 0UL, "node %d", fill->nid);
-	KUNIT_EXPECT_EQ_MSG(test, fill->wrong_zone, 0UL, "node %d", fill->nid);
-	KUNIT_EXPECT_EQ_MSG(test, fill->not_zeroed, 0UL, "node %d", fill->nid);
-	KUNIT_EXPECT_EQ_MSG(test, pa_pages_free(&fill->pages), 0UL,
-			    "node %d: pages overwritten while allocated", fill->nid);
+	unsigned long overwritten = pa_pages_free(fill->pages);
+
+	KUNIT_ASSERT_EQ_MSG(test, overwritten, 0UL, "node %d: pages overwritten while held",
+			    fill->nid);
+	KUNIT_ASSERT_EQ_MSG(test, fill->wrong_node, 0UL, "blocks not from node %d", fill->nid);
+	KUNIT_ASSERT_EQ_MSG(test, fill->misaligned, 0UL, "node %d", fill->nid);
+	KUNIT_ASSERT_EQ_MSG(test, fill->wrong_zone, 0UL, "node %d", fill->nid);
+	KUNIT_ASSERT_EQ_MSG(test, fill->not_zeroed, 0UL, "node %d: init_on_alloc", fill->nid);
 }
 
 /* Every order on every node from a fresh start, 8 MiB of each at most. */
 static void pagealloc_stress_each_order_capped(struct kunit *test)
 {
 	const unsigned long cap_pages = SZ_8M >> PAGE_SHIFT;
+	struct pa_fill *fill = pa_fill_new(test);
 	long free_before = pa_free_total();
-	struct pa_fill *fill;
 	int nid, order;
-
-	fill = kunit_kzalloc(test, sizeof(*fill), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, fill);
 
 	for_each_node_state(nid, N_MEMORY) {
 		for (order = 0; order < MAX_ORDER; order++) {
-			unsigned long max_blocks = max(cap_pages >> order, 1UL);
 			enum pa_stop stop;
 
-			pa_fill_init(fill, nid, PA_GFP_TRY | __GFP_THISNODE,
-				     jiffies + 30 * HZ);
-			stop = pa_fill_order(fill, order, max_blocks);
-			KUNIT_EXPECT_EQ_MSG(test, stop, PA_STOP_CAP,
+			pa_fill_reset(fill, nid, jiffies + 30 * HZ);
+			stop = pa_fill_order(fill, order, max(cap_pages >> order, 1UL));
+			pa_fill_release(test, fill);
+			KUNIT_ASSERT_EQ_MSG(test, stop, PA_STOP_CAP,
 					    "node %d order %d stopped after %lu blocks",
 					    nid, order, fill->blocks[order]);
-			pa_expect_fill_sane(test, fill);
 		}
 	}
-	pa_expect_free_restored(test, free_before);
+	pa_assert_free_restored(test, free_before);
 }
 
 /*
@@ -1531,41 +1524,27 @@ static void pagealloc_stress_each_order_capped(struct kunit *test)
  */
 static void pagealloc_stress_every_order_until_failure(struct kunit *test)
 {
-	const unsigned long cap_pages = totalram_pages();
 	unsigned long deadline = jiffies + stress_seconds * HZ;
+	struct pa_fill *fill = pa_fill_new(test);
 	long free_before = pa_free_total();
-	struct pa_fill *fill;
 	int nid, order;
-
-	fill = kunit_kzalloc(test, sizeof(*fill), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, fill);
 
 	for_each_node_state(nid, N_MEMORY) {
 		enum pa_stop stop = PA_STOP_REFUSED;
-		bool timed_out = false;
 
-		pa_fill_init(fill, nid, PA_GFP_TRY | __GFP_THISNODE, deadline);
-		for (order = MAX_ORDER - 1; order >= 0; order--) {
-			stop = pa_fill_order(fill, order, max(cap_pages >> order, 1UL));
-			fill->stop[order] = stop;
-			if (stop == PA_STOP_TIME) {
-				timed_out = true;
-				break;
-			}
-			if (stop == PA_STOP_BAD)
-				break;
-			KUNIT_EXPECT_EQ_MSG(test, stop, PA_STOP_REFUSED,
-					    "node %d order %d still served after %lu blocks",
-					    nid, order, fill->blocks[order]);
-		}
-		KUNIT_EXPECT_GT_MSG(test, fill->blocks[MAX_ORDER - 1], 0UL,
+		pa_fill_reset(fill, nid, deadline);
+		for (order = MAX_ORDER - 1; order >= 0 && stop == PA_STOP_REFUSED; order--)
+			stop = pa_fill_order(fill, order, (totalram_pages() >> order) + 1);
+		pr_info("pa_kunit: %s: node %d: %lu pages in %lu blocks%s\n", test->name, nid,
+			fill->pages->nr_pages, fill->pages->nr_blocks,
+			stop == PA_STOP_TIME ? ", out of time before every order failed" : "");
+		pa_fill_release(test, fill);
+		KUNIT_ASSERT_NE_MSG(test, stop, PA_STOP_BAD, "node %d order %d", nid, order + 1);
+		KUNIT_ASSERT_NE_MSG(test, stop, PA_STOP_CAP, "node %d order %d", nid, order + 1);
+		KUNIT_ASSERT_GT_MSG(test, fill->blocks[MAX_ORDER - 1], 0UL,
 				    "node %d gave no block of order %d", nid, MAX_ORDER - 1);
-		kunit_info(test, "node %d: %lu pages in %lu blocks%s", nid,
-			   fill->pages.nr_pages, fill->pages.nr_blocks,
-			   timed_out ? " (time budget spent before every order failed)" : "");
-		pa_expect_fill_sane(test, fill);
 	}
-	pa_expect_free_restored(test, free_before);
+	pa_assert_free_restored(test, free_before);
 }
 
 /* Allocate and free on several CPUs at once, freeing half on another CPU. */
@@ -1640,12 +1619,12 @@ static struct page *pa_inbox_take(struct pa_inbox *box)
 static void pa_worker_free(struct pa_worker *w, struct page *page)
 {
 	w->corrupt += pa_check_block(page, page_private(page));
-	INIT_LIST_HEAD(&page->lru);
 	pa_release(page);
 	w->frees++;
 }
 
-static void pa_worker_step(struct pa_worker *w, struct pa_pages *mine, unsigned long iter)
+static void pa_worker_step(struct pa_worker *w, struct list_head *mine,
+			   unsigned long *nr_mine, unsigned long iter)
 {
 	unsigned int order = pa_worker_order(w, iter);
 	struct page *page;
@@ -1658,13 +1637,15 @@ static void pa_worker_step(struct pa_worker *w, struct pa_pages *mine, unsigned 
 	} else {
 		w->allocs++;
 		pa_mark_block(page, order, false);
-		if (!(iter & 1) || !pa_inbox_put(w->peer, page, order))
-			pa_pages_add(mine, page, order);
+		if (!(iter & 1) || !pa_inbox_put(w->peer, page, order)) {
+			set_page_private(page, order);
+			list_add(&page->lru, mine);
+			(*nr_mine)++;
+		}
 	}
-	if (mine->nr_blocks > PA_CONC_KEEP) {
-		page = list_last_entry(&mine->list, struct page, lru);
-		list_del_init(&page->lru);
-		mine->nr_blocks--;
+	if (*nr_mine > PA_CONC_KEEP) {
+		page = list_last_entry(mine, struct page, lru);
+		(*nr_mine)--;
 		pa_worker_free(w, page);
 	}
 	page = pa_inbox_take(&w->inbox);
@@ -1676,20 +1657,15 @@ static int pa_worker_fn(void *arg)
 {
 	struct pa_worker *w = arg;
 	struct pa_conc *conc = w->conc;
-	struct pa_pages mine;
-	struct page *page;
-	unsigned long iter;
+	unsigned long iter, nr_mine = 0;
+	LIST_HEAD(mine);
 
-	pa_pages_init(&mine, true);
 	for (iter = 0; iter < PA_CONC_ITERS && time_before(jiffies, conc->deadline); iter++) {
-		pa_worker_step(w, &mine, iter);
+		pa_worker_step(w, &mine, &nr_mine, iter);
 		cond_resched();
 	}
-	while (!list_empty(&mine.list)) {
-		page = list_first_entry(&mine.list, struct page, lru);
-		list_del_init(&page->lru);
-		pa_worker_free(w, page);
-	}
+	while (!list_empty(&mine))
+		pa_worker_free(w, list_first_entry(&mine, struct page, lru));
 	if (atomic_dec_and_test(&conc->running))
 		complete(&conc->done);
 
@@ -1702,16 +1678,51 @@ static int pa_worker_fn(void *arg)
 	return 0;
 }
 
+/* Start one worker per online CPU, bound to it; false if one failed to start. */
+static bool pa_workers_start(struct pa_worker *workers, unsigned int nr, struct pa_conc *conc)
+{
+	unsigned int i = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct pa_worker *w = &workers[i];
+
+		if (i == nr)
+			break;
+		w->conc = conc;
+		w->cpu = cpu;
+		w->rnd = 0x9e3779b9 * (cpu + 1);
+		spin_lock_init(&w->inbox.lock);
+		INIT_LIST_HEAD(&w->inbox.pages);
+		w->peer = &workers[(i + 1) % nr].inbox;
+		i++;
+	}
+	for (i = 0; i < nr; i++) {
+		struct task_struct *task;
+
+		task = kthread_create(pa_worker_fn, &workers[i], "pa_kunit/%u", workers[i].cpu);
+		if (IS_ERR(task)) {
+			while (i--)
+				kthread_stop(workers[i].task);
+			return false;
+		}
+		kthread_bind(task, workers[i].cpu);
+		workers[i].task = task;
+	}
+	for (i = 0; i < nr; i++)
+		wake_up_process(workers[i].task);
+	return true;
+}
+
 static void pagealloc_stress_concurrent_alloc_free(struct kunit *test)
 {
-	unsigned int nr = num_online_cpus();
-	unsigned long allocs = 0, frees = 0;
+	unsigned long allocs = 0, frees = 0, corrupt = 0, moved = 0, idle = 0;
+	unsigned int i, nr = num_online_cpus();
 	long free_before = pa_free_total();
 	struct pa_worker *workers;
 	struct pa_conc conc;
 	struct page *page;
-	unsigned int i;
-	int cpu;
+	bool finished;
 
 	if (nr < 2)
 		kunit_skip(test, "needs two online CPUs");
@@ -1721,63 +1732,31 @@ static void pagealloc_stress_concurrent_alloc_free(struct kunit *test)
 	atomic_set(&conc.running, nr);
 	init_completion(&conc.done);
 	conc.deadline = jiffies + 5 * HZ;
+	KUNIT_ASSERT_TRUE(test, pa_workers_start(workers, nr, &conc));
 
-	i = 0;
-	for_each_online_cpu(cpu) {
-		struct pa_worker *w = &workers[i];
-
-		if (i == nr)
-			break;
-		w->conc = &conc;
-		w->cpu = cpu;
-		w->rnd = 0x9e3779b9 * (cpu + 1);
-		spin_lock_init(&w->inbox.lock);
-		INIT_LIST_HEAD(&w->inbox.pages);
-		i++;
-	}
-	nr = i;
-	atomic_set(&conc.running, nr);
-	for (i = 0; i < nr; i++)
-		workers[i].peer = &workers[(i + 1) % nr].inbox;
-
-	for (i = 0; i < nr; i++) {
-		struct task_struct *task;
-
-		task = kthread_create(pa_worker_fn, &workers[i], "pa_kunit/%u", workers[i].cpu);
-		if (IS_ERR(task)) {
-			KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
-			break;
-		}
-		kthread_bind(task, workers[i].cpu);
-		workers[i].task = task;
-	}
-	if (i < nr) {
-		while (i--)
-			kthread_stop(workers[i].task);
-		return;
-	}
-	for (i = 0; i < nr; i++)
-		wake_up_process(workers[i].task);
-
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&conc.done, 120 * HZ), 0UL);
+	finished = wait_for_completion_timeout(&conc.done, 120 * HZ);
 	for (i = 0; i < nr; i++)
 		kthread_stop(workers[i].task);
-
 	for (i = 0; i < nr; i++) {
 		struct pa_worker *w = &workers[i];
 
 		while ((page = pa_inbox_take(&w->inbox)))
 			pa_worker_free(w, page);
-		KUNIT_EXPECT_GT_MSG(test, w->allocs, 0UL, "CPU %u", w->cpu);
-		KUNIT_EXPECT_EQ_MSG(test, w->corrupt, 0UL, "CPU %u: pages overwritten", w->cpu);
-		KUNIT_EXPECT_EQ_MSG(test, w->moved, 0UL, "CPU %u: worker left its CPU", w->cpu);
-		kunit_info(test, "CPU %u: %lu allocations, %lu frees, %lu refused",
-			   w->cpu, w->allocs, w->frees, w->fails);
+		pr_info("pa_kunit: %s: CPU %u: %lu allocations, %lu frees, %lu refused\n",
+			test->name, w->cpu, w->allocs, w->frees, w->fails);
 		allocs += w->allocs;
 		frees += w->frees;
+		corrupt += w->corrupt;
+		moved += w->moved;
+		idle += !w->allocs;
 	}
-	KUNIT_EXPECT_EQ(test, frees, allocs);
-	pa_expect_free_restored(test, free_before);
+
+	KUNIT_ASSERT_TRUE(test, finished);
+	KUNIT_ASSERT_EQ_MSG(test, idle, 0UL, "workers that allocated nothing");
+	KUNIT_ASSERT_EQ_MSG(test, moved, 0UL, "allocations made off the worker's CPU");
+	KUNIT_ASSERT_EQ_MSG(test, corrupt, 0UL, "pages overwritten while held");
+	KUNIT_ASSERT_EQ(test, frees, allocs);
+	pa_assert_free_restored(test, free_before);
 }
 
 static struct kunit_case pagealloc_stress_cases[] = {
