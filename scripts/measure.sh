@@ -8,7 +8,7 @@
 #   BENCH_MODE=functional: plain TCG (or KVM), wall clock; K repeats.
 # Settings: BENCH_K (5), BENCH_MODE, BENCH_STEPS (bench,hackbench,tbench),
 # BENCH_APPEND (kernel arguments), BENCH_ARGS (pa_bench module parameters,
-# joined with '+').  A set already measured is not measured again.
+# joined with '+'), BENCH_PAD_CHAR (a).  A set already measured is not measured again.
 # usage: measure.sh REV
 . "$(dirname "$0")/lib.sh"
 
@@ -17,9 +17,12 @@ mode=${BENCH_MODE:-deterministic}
 steps=${BENCH_STEPS:-bench,hackbench,tbench}
 append=${BENCH_APPEND:-init_on_alloc=0 pa.tbench_secs=1}
 args=${BENCH_ARGS:-}
+# The letter the perturbation words are made of: another letter gives an
+# independent family of boots of the same kernel.
+pad_char=${BENCH_PAD_CHAR:-a}
 rev=${1:?usage: measure.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-set_key=$(echo "$K $mode $steps $append $args" | sha1sum | cut -c1-8)
+set_key=$(echo "$K $mode $steps $append $args $pad_char" | sha1sum | cut -c1-8)
 out=$RESULTS/$c/bench-$set_key.json
 if [[ -f $out ]]; then
 	echo "$out"
@@ -30,7 +33,7 @@ fi
 figs=()
 pad=''
 for ((k = 1; k <= K; k++)); do
-	pad+=a
+	pad+=$pad_char
 	progress "$k" "$K" "measure $(short "$c") ($mode, $append pa.pad=$pad)"
 	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" \
 		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$c") ||
