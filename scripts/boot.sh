@@ -36,7 +36,7 @@ while [[ $# -gt 0 ]]; do
 done
 rev=${1:?$(usage)}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-built=$RESULTS/$commit
+built=$(result_dir "$commit")
 [[ -f $built/bzImage ]] || die "$(short "$commit") is not built; run 'scripts/build.sh $rev'"
 
 # /dev/kvm can exist and still fail at the first vCPU run (nested or
@@ -114,6 +114,8 @@ status=$?
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')
 rm -rf "$tmp/mods" "$tmp/initrd"
+# The guest's tty turns each newline into CR LF.
+sed -i 's/\r$//' "$tmp/results.txt" "$tmp/console.log" 2>/dev/null || true
 v=$("$TOP/scripts/verdict.sh" "$tmp" "$status" "$secs")
 rm -rf "$out"
 mv "$tmp" "$out"

@@ -7,7 +7,7 @@
 
 rev=${1:?usage: build.sh REV}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-out=$RESULTS/$commit
+out=$(result_dir "$commit")
 # One build directory per config, so a config change does not throw away
 # the incremental state of the previous one.
 build=${BUILD_DIR:-$WORK/build/guest-$(cat "$TOP"/qemu/config/*.config | sha1sum | cut -c1-8)}
@@ -18,7 +18,7 @@ export KBUILD_BUILD_TIMESTAMP=$GIT_COMMITTER_DATE
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Anything that changes the built artefacts invalidates the cached build.
-key=$( { echo "$commit"; cat "$TOP"/qemu/config/*.config "$TOP"/scripts/build.sh;
+key=$( { kgit rev-parse "$commit^{tree}"; cat "$TOP"/qemu/config/*.config "$TOP"/scripts/build.sh;
 	find "$TOP/qemu/modules" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
 if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"

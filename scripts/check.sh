@@ -29,6 +29,7 @@ for c in "${commits[@]}"; do
 	[[ $c == "$base" ]] && subj="(base) $subj"
 	progress "$i" "$total" "build $(short "$c") $subj"
 	verdict=pass why='' boot_s=- tests=- newwarn=- dtext=- build_s=-
+	result_dir "$c" >/dev/null
 	if "$TOP/scripts/build.sh" "$c" >/dev/null; then
 		cj=$RESULTS/$c/build.json
 		build_s=$(jq -r .seconds "$cj")

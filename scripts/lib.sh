@@ -54,6 +54,19 @@ series_names() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
 }
 
+# Results are kept per source tree, so a commit whose message alone changed
+# (say, to add the figures measured for it) reuses every build and boot of
+# its earlier self.  $RESULTS/<commit id> is a link to $RESULTS/tree-<id>.
+# usage: result_dir COMMIT   (creates the link, prints the path)
+result_dir() {
+	local c t
+	c=$(kgit rev-parse "$1^{commit}")
+	t=$(kgit rev-parse "$c^{tree}")
+	mkdir -p "$RESULTS/tree-$t"
+	[[ -e $RESULTS/$c ]] || ln -sfn "tree-$t" "$RESULTS/$c"
+	echo "$RESULTS/$c"
+}
+
 short() { git -C "$KTREE" rev-parse --short=12 "$1"; }
 
 # Print a progress line that says how far along a long loop is.

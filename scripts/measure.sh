@@ -23,7 +23,7 @@ pad_char=${BENCH_PAD_CHAR:-a}
 rev=${1:?usage: measure.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
 set_key=$(echo "$K $mode $steps $append $args $pad_char" | sha1sum | cut -c1-8)
-out=$RESULTS/$c/bench-$set_key.json
+out=$(result_dir "$c")/bench-$set_key.json
 if [[ -f $out ]]; then
 	echo "$out"
 	exit 0

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Prepare the series for the mailing list with b4, without sending it:
+# enroll a copy of the replayed branch against the imported base, set the
+# cover letter (mail/cover-letter.txt with the measured table filled in)
+# without an editor, take To/Cc from the tree's get_maintainer.pl, and
+# write the mails with `b4 send -o` under $WORK/mail/vN/.
+# usage: mail.sh [REVISION]     (REVISION > 1 adds a range-diff against v(N-1))
+. "$(dirname "$0")/lib.sh"
+
+rev=${1:-1}
+[[ $rev =~ ^[1-9][0-9]*$ ]] || die "REROLL=$rev: a revision is a number from 1"
+ensure_series >/dev/null
+base=$(base_tag)
+tip=$(kgit rev-parse "refs/heads/$BRANCH")
+[[ $tip != "$(kgit rev-parse "$base^{commit}")" ]] || die "the series is empty: nothing to mail"
+[[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
+	die "$KTREE has uncommitted changes; commit them and run 'make export' first"
+out=$WORK/mail/v$rev
+mb=b4/pagealloc
+
+# The cover letter: our text, the table measured by make bench, the
+# maintainers of what the series touches, and for a reroll the range-diff.
+cover=$(mktemp)
+trap 'rm -f "$cover"' EXIT
+table=$RESULTS/bench-latest.txt
+[[ -f $table ]] || die "no benchmark table in $table; run 'make bench' first"
+files=$(kgit diff --name-only "$base" "$tip")
+# get_maintainer.pl wants to run from the top of the tree.
+mapfile -t people < <(cd "$KTREE" && echo "$files" | sed 's|^|-f\n|' | xargs perl scripts/get_maintainer.pl \
+	--no-rolestats --no-git --no-git-fallback --no-tree 2>/dev/null | sort -u)
+[[ ${#people[@]} -gt 0 ]] || die "get_maintainer.pl named nobody for: $files"
+{
+	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' "$TOP/mail/cover-letter.txt"
+	if [[ $rev -gt 1 ]]; then
+		prev=$(kgit rev-parse -q --verify "refs/tags/mail/v$((rev - 1))") ||
+			die "no mail/v$((rev - 1)) tag in $KTREE: make v$((rev - 1)) first"
+		printf '\nChanges since v%s (git range-diff):\n\n' "$((rev - 1))"
+		kgit range-diff --no-color "$base..$prev" "$base..$tip" | sed 's/^/  /'
+	fi
+	echo
+	echo "---"
+	for p in "${people[@]}"; do
+		case $p in *@vger.kernel.org | *@kvack.org) echo "Cc: $p" ;; *) echo "To: $p" ;; esac
+	done
+} >"$cover"
+
+# b4 works on a checked-out branch (it refuses a detached HEAD) and keeps
+# the cover letter in the branch description, leaving the commits as they
+# are.  Start from a fresh copy of the series every time.
+orig=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
+restore() { kgit checkout -q "$orig" 2>/dev/null || true; rm -f "$cover"; }
+trap restore EXIT
+kgit config b4.prep-cover-strategy branch-description
+kgit config user.name "$GIT_AUTHOR_NAME"
+kgit config user.email "$GIT_AUTHOR_EMAIL"
+kgit checkout -q --detach
+kgit branch -D -q "$mb" 2>/dev/null || true
+kgit checkout -q -b "$mb" "$tip"
+(cd "$KTREE" && b4 prep -e "$base" >/dev/null 2>&1) || die "b4 prep -e $base failed"
+(cd "$KTREE" && EDITOR="cp $cover" b4 prep --edit-cover >/dev/null 2>&1) || die "b4 could not set the cover letter"
+rm -rf "$out"
+mkdir -p "$out"
+(cd "$KTREE" && b4 prep --force-revision "$rev" >/dev/null 2>&1) || die "b4 could not set revision $rev"
+(cd "$KTREE" && b4 send -o "$out" >"$out.log" 2>&1) || die "b4 send -o failed: $(tail -n3 "$out.log")"
+kgit tag -f "mail/v$rev" "$tip" >/dev/null
+n=$(find "$out" -name '*.eml' | wc -l)
+say "v$rev: $n mails in $out (nothing was sent; to send: cd $KTREE && git checkout $mb && b4 send)"
