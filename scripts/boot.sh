@@ -85,7 +85,7 @@ esac
 
 initrd_base=$("$TOP/qemu/mkinitramfs.sh")
 mapfile -t mods < <(find "$built/modules" -name '*.ko' 2>/dev/null | sort)
-key=$( { echo "$mode $cmdline $mem"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" \
+key=$( { echo "${qemu[*]} $cmdline"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" \
 	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
 # An infrastructure failure says nothing about the kernel: boot again.
