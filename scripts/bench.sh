@@ -35,6 +35,11 @@ report=$RESULTS/bench-$(short "${commits[-1]}")-$(basename "$bf" .json | sed "s/
 	done
 	"$TOP/scripts/compare.sh" ${BENCH_MARKDOWN:+--markdown} "base=$bf" "${files[@]}"
 } | tee "$report.txt"
+# The latest table, and the inputs it came from, for the cover letter and
+# for checking that the letter's figures are the measured ones.
+cp "$report.txt" "$RESULTS/bench-latest.txt"
+printf '%s\n' "base=$bf" "${files[@]}" | jq -R -s 'split("\n") | map(select(. != "")) | {inputs: .}' \
+	>"$RESULTS/bench-latest.json"
 "$TOP/scripts/chart.sh" "$report.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
 	say "chart: $report.png"
 say "table: $report.txt"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make mail: the mails b4 writes apply to the pristine base and give the
+# series tip, pass checkpatch, carry the measured figures and the
+# maintainers of mm/page_alloc.c.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/kernel.sh"
+
+[[ -f $RESULTS/bench-latest.txt ]] || skip_all "no make bench results yet"
+"$T_TOP/scripts/mail.sh" 1 >mail.log 2>&1 || { cat mail.log; skip_all "make mail failed"; }
+out=$WORK/mail/v1
+export out
+mapfile -t mails < <(find "$out" -name '*.eml' | sort)
+cover=${mails[0]}
+export cover
+
+ok "the mails apply with git am onto the base and give the tree of the series tip" '
+	git clone -q -s "$KTREE" tree && cd tree && git checkout -q --detach "$(git -C "$KTREE" rev-parse "$(base_tag)")" &&
+	for m in "${mails[@]:1}"; do git -c user.name=t -c user.email=t@t am -q "$m" || exit 1; done &&
+	test "$(git rev-parse HEAD^{tree})" = "$(git -C "$KTREE" rev-parse "$BRANCH^{tree}")"
+'
+
+ok "every patch passes checkpatch --strict" '
+	for m in "${mails[@]:1}"; do
+		(cd "$KTREE" && perl scripts/checkpatch.pl --strict -q "$m") || { echo "in $m"; exit 1; }
+	done
+'
+
+ok "the cover letter carries the table make bench measured" '
+	mapfile -t inputs < <(jq -r ".inputs[]" "$RESULTS/bench-latest.json") &&
+	compare.sh "${inputs[@]}" >table && test -s table &&
+	while IFS= read -r line; do grep -qF -- "$line" "$cover" || { echo "missing: $line"; exit 1; }; done <table
+'
+
+ok "To and Cc hold the maintainers MAINTAINERS names for mm/page_alloc.c" '
+	(cd "$KTREE" && perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback -f mm/page_alloc.c) >people &&
+	while IFS= read -r p; do grep -qE "^(To|Cc):.*${p//./\\.}" "${mails[1]}" || { echo "missing: $p"; exit 1; }; done <people
+'
+
+ok "a reroll carries a range-diff against the previous version" '
+	"$T_TOP/scripts/mail.sh" 2 >/dev/null 2>&1 && c2=$(find "$WORK/mail/v2" -name "*.eml" | sort | head -n1) &&
+	grep -q "Changes since v1" "$c2" && grep -q "PATCH v2" "$c2"
+'
+done_testing
