@@ -11,6 +11,8 @@ commits=()
 resolve_revs commits "$@"
 base=$(kgit rev-parse "$(base_tag)^{commit}")
 
+head_was=$(current_head)
+trap 'restore_head "$head_was"' EXIT
 # The base first: every commit is compared against it.
 bf=$("$TOP/scripts/measure.sh" "$base") || die "the base $(short "$base") could not be measured"
 files=()

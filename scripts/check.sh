@@ -20,7 +20,8 @@ boots=("kunit|" "kunit|debug_pagealloc=on page_poison=1")
 bj=$RESULTS/$base/build.json
 
 rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+head_was=$(current_head)
+trap 'rm -f "$rows"; restore_head "$head_was"' EXIT
 total=${#commits[@]}
 i=0 failed=0
 for c in "${commits[@]}"; do

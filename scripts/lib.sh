@@ -100,3 +100,11 @@ ensure_series() {
 	"$TOP/scripts/import.sh"
 	[[ ${NO_REPLAY:-0} == 1 ]] || "$TOP/scripts/replay.sh"
 }
+
+# Building commit after commit detaches HEAD; give a developer back the
+# branch they had checked out.  usage: restore_head REF   (from an EXIT trap)
+current_head() { kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD; }
+restore_head() {
+	[[ -z $(kgit status --porcelain --untracked-files=no) ]] || return 0
+	kgit checkout -q "$1" 2>/dev/null || true
+}
