@@ -9,7 +9,12 @@
  * Suite pagealloc_seeds has one case per behaviour; suite
  * pagealloc_stress fills each node at every order until the allocator
  * refuses, frees everything and checks that no page went missing, and
- * runs allocators on several CPUs at once.
+ * runs allocators on several CPUs at once.  Suite pagealloc_series
+ * checks what the four patches of the series on top of the 6.1 base
+ * must keep: allocations that never fail spuriously, no __GFP_NOFAIL
+ * warning below order 2, pcp refills of exactly one batch served in
+ * list order, and exact NR_FREE_PAGES accounting across pcp trims and
+ * drains.  It passes on the base and on every commit of the series.
  *
  * The guest is expected to have two NUMA nodes (numa=fake=2), ZONE_DMA
  * and ZONE_DMA32.  A case whose precondition is missing is skipped with
@@ -43,9 +48,11 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/vmstat.h>
 #include <linux/workqueue.h>
@@ -1771,7 +1778,796 @@ static struct kunit_suite pagealloc_stress_suite = {
 	.test_cases = pagealloc_stress_cases,
 };
 
-kunit_test_suites(&pagealloc_seeds_suite, &pagealloc_stress_suite);
+/* ---- series ----------------------------------------------------------- */
+
+/*
+ * Cases for the four patches on top of the base, each checking what its
+ * patch must keep: they pass on the base as well as on every commit of
+ * the series.
+ *
+ * The pcp cases need exact counts, which a running system never holds
+ * still, so they run under stop_machine(): every other CPU spins with
+ * interrupts off, and the case itself runs with interrupts off, so no
+ * one else allocates, frees or folds a vmstat delta meanwhile, and
+ * zone_page_state_snapshot() is exact.  They only make requests that
+ * neither sleep nor reclaim, from a zone with plenty of free memory.
+ */
+
+/* Orders the pcp lists keep below pageblock_order. */
+#define PA_SERIES_ORDERS	(PAGE_ALLOC_COSTLY_ORDER + 1)
+/* Pages handed out by one refill of an order-0 list: at most a batch. */
+#define PA_REFILL_MAX		1024
+/* Order-0 pages freed one by one to force pcp trims. */
+#define PA_DRAIN_MAX		8192
+/* Order-0 pages one CPU holds per round of the concurrent case. */
+#define PA_STORM_PAGES		4096
+#define PA_STORM_ROUNDS		24
+#define PA_STORM_NSEC		(2 * NSEC_PER_SEC)
+
+/* NR_FREE_PAGES of @zone with every CPU's unfolded delta. */
+static long pa_zone_free(struct zone *zone)
+{
+	return zone_page_state_snapshot(zone, NR_FREE_PAGES);
+}
+
+/* All free pages of @zone: the buddy lists plus every CPU's pcp lists. */
+static long pa_zone_free_total(struct zone *zone)
+{
+	long sum = pa_zone_free(zone);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset, cpu)->count);
+	return sum;
+}
+
+/* This CPU's zone if it has room to spare, else any zone that has. */
+static struct zone *pa_roomy_zone(void)
+{
+	struct zone *zone = pa_local_zone();
+	int nid, zid;
+
+	if (zone && pa_zone_roomy(zone, zone_idx(zone)))
+		return zone;
+	for_each_node_state(nid, N_MEMORY) {
+		for (zid = ZONE_NORMAL; zid >= ZONE_DMA32; zid--) {
+			zone = pa_node_zone(nid, zid);
+			if (zone && pa_zone_roomy(zone, zid))
+				return zone;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Whether a request of @order and class @highidx that cannot block may
+ * be served from @zone in the slow path: the min-watermark check of
+ * __zone_watermark_ok(), counting the highatomic reserve as unusable
+ * (the allocator may count it as usable, so this is the stricter test).
+ */
+static bool pa_min_path_open(struct zone *zone, unsigned int order, int highidx)
+{
+	long free = zone_page_state(zone, NR_FREE_PAGES);
+	unsigned int o;
+	int mt;
+
+	free -= (1L << order) - 1 + READ_ONCE(zone->nr_reserved_highatomic);
+	if (free <= (long)(min_wmark_pages(zone) + zone->lowmem_reserve[highidx]))
+		return false;
+	if (!order)
+		return true;
+	for (o = order; o < MAX_ORDER; o++)
+		for (mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (!free_area_empty(&zone->free_area[o], mt))
+				return true;
+	return false;
+}
+
+/* ---- patch 1: should_fail_alloc_page() compiled out ------------------- */
+
+struct pa_gfp_case {
+	const char *name;
+	gfp_t gfp;
+};
+
+static const struct pa_gfp_case pa_plain_gfps[] = {
+	{ "GFP_KERNEL", GFP_KERNEL },
+	{ "GFP_ATOMIC", GFP_ATOMIC },
+	{ "GFP_NOWAIT", GFP_NOWAIT },
+	{ "GFP_NOIO", GFP_NOIO },
+	{ "GFP_HIGHUSER_MOVABLE", GFP_HIGHUSER_MOVABLE },
+};
+
+/*
+ * With memory plentiful and no fault injection configured (the guest
+ * kernel has neither CONFIG_FAIL_PAGE_ALLOC nor function error
+ * injection), no request of a cheap order may fail, however
+ * should_fail_alloc_page() is built.
+ */
+static void pagealloc_series_low_orders_never_fail(struct kunit *test)
+{
+	struct pa_pages *pp = pa_pages_new(test, false);
+	unsigned int order;
+	int i, n;
+
+	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
+		kunit_skip(test, "the local node has no free memory to spare");
+
+	for (i = 0; i < ARRAY_SIZE(pa_plain_gfps); i++) {
+		const struct pa_gfp_case *gc = &pa_plain_gfps[i];
+
+		for (order = 0; order < PA_SERIES_ORDERS; order++) {
+			for (n = 0; n < 256; n++) {
+				struct page *page;
+
+				page = alloc_pages(gc->gfp | __GFP_NOWARN, order);
+				KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s order %u failed at %d",
+							  gc->name, order, n);
+				pa_pages_add(pp, page, order);
+				if (pp->nr_blocks == 64)
+					pa_pages_free(pp);
+			}
+			pa_pages_free(pp);
+		}
+	}
+}
+
+/* The bulk allocator goes through the same prepare_alloc_pages(). */
+static void pagealloc_series_bulk_never_fails(struct kunit *test)
+{
+	static const gfp_t gfps[] = { GFP_KERNEL, GFP_ATOMIC };
+	const unsigned long nr = 64;
+	unsigned long got, i;
+	struct page **pages;
+	int g, round;
+
+	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
+		kunit_skip(test, "the local node has no free memory to spare");
+	pages = kunit_kcalloc(test, nr, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+
+	for (g = 0; g < ARRAY_SIZE(gfps); g++) {
+		for (round = 0; round < 32; round++) {
+			got = alloc_pages_bulk_array(gfps[g] | __GFP_NOWARN, nr, pages);
+			for (i = 0; i < nr; i++) {
+				if (pages[i])
+					__free_pages(pages[i], 0);
+				pages[i] = NULL;
+			}
+			KUNIT_ASSERT_EQ_MSG(test, got, nr, "%s round %d",
+					    g ? "GFP_ATOMIC" : "GFP_KERNEL", round);
+		}
+	}
+}
+
+/* ---- patch 2: high-order __GFP_NOFAIL warning in the slow path -------- */
+
+/*
+ * The warning is for __GFP_NOFAIL above order 1 only: __GFP_NOFAIL
+ * requests of order 0 and 1 succeed without a WARNING, and requests of
+ * any order without __GFP_NOFAIL never trigger it.
+ */
+static void pagealloc_series_nofail_low_orders_do_not_warn(struct kunit *test)
+{
+	static const gfp_t gfps[] = { GFP_KERNEL, GFP_NOFS, GFP_NOIO };
+	static const unsigned int big[] = { 2, PAGE_ALLOC_COSTLY_ORDER, pageblock_order };
+	struct pa_pages *pp = pa_pages_new(test, false);
+	bool tainted = test_taint(TAINT_WARN);
+	unsigned int before, order;
+	struct page *page;
+	int i, n, nid;
+
+	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
+		kunit_skip(test, "the local node has no free memory to spare");
+	before = pa_count_alloc_warnings();
+
+	for (order = 0; order <= 1; order++) {
+		for (i = 0; i < ARRAY_SIZE(gfps); i++) {
+			for (n = 0; n < 16; n++) {
+				page = alloc_pages(gfps[i] | __GFP_NOFAIL, order);
+				KUNIT_ASSERT_NOT_NULL(test, page);
+				pa_pages_add(pp, page, order);
+			}
+		}
+		for_each_node_state(nid, N_MEMORY) {
+			if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+				continue;
+			page = __alloc_pages_node(nid, GFP_KERNEL | __GFP_NOFAIL, order);
+			KUNIT_ASSERT_NOT_NULL(test, page);
+			pa_pages_add(pp, page, order);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(big); i++) {
+		page = alloc_pages(PA_GFP_TRY, big[i]);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "order %u", big[i]);
+		pa_pages_add(pp, page, big[i]);
+	}
+
+	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "allocator WARNING for __GFP_NOFAIL of order <= 1");
+	if (!tainted)
+		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
+}
+
+struct pa_nofail_slow {
+	struct zone *dma;
+	struct pa_pages *held;
+	bool shut;			/* fast path refused order 1 */
+	bool open;			/* min watermark allowed order 1 */
+	bool order0_tried;
+	struct page *page1, *page0;
+};
+
+/*
+ * Lower ZONE_DMA with order-0 requests that neither reclaim nor wake
+ * kswapd until the fast path's low-watermark check refuses order 1, then
+ * make __GFP_NOFAIL requests of order 1 and 0.  They enter the slow path
+ * and are served at the min watermark.  They do not block either, so
+ * if the zone were short they would fail instead of looping (their
+ * __GFP_NOWARN hides that report; the order warning ignores it).
+ */
+static int pa_nofail_slow_fn(void *arg)
+{
+	const gfp_t gfp = __GFP_NOWARN | __GFP_DMA | __GFP_THISNODE;
+	struct pa_nofail_slow *s = arg;
+	struct zone *dma = s->dma;
+	int nid = zone_to_nid(dma);
+	unsigned long n, limit = zone_managed_pages(dma);
+
+	for (n = 0; n < limit && !pa_fast_path_shut(nid, ZONE_DMA, 1); n++) {
+		struct page *page = __alloc_pages_node(nid, gfp, 0);
+
+		if (!page)
+			break;
+		pa_pages_add(s->held, page, 0);
+	}
+	s->shut = pa_fast_path_shut(nid, ZONE_DMA, 1);
+	s->open = pa_min_path_open(dma, 1, ZONE_DMA);
+	if (!s->shut || !s->open)
+		return 0;
+
+	s->page1 = __alloc_pages_node(nid, gfp | __GFP_NOFAIL, 1);
+	if (s->page1)
+		pa_pages_add(s->held, s->page1, 1);
+	if (pa_fast_path_shut(nid, ZONE_DMA, 0) && pa_min_path_open(dma, 0, ZONE_DMA)) {
+		s->order0_tried = true;
+		s->page0 = __alloc_pages_node(nid, gfp | __GFP_NOFAIL, 0);
+		if (s->page0)
+			pa_pages_add(s->held, s->page0, 0);
+	}
+	return 0;
+}
+
+/*
+ * After the series the order check lives in the slow path: an order-1
+ * __GFP_NOFAIL request that reaches it must still not warn.
+ */
+static void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
+{
+	struct pa_nofail_slow s = { };
+	bool tainted = test_taint(TAINT_WARN);
+	unsigned int before;
+	long free_before;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		s.dma = pa_node_zone(nid, ZONE_DMA);
+		if (s.dma)
+			break;
+	}
+	if (!s.dma)
+		kunit_skip(test, "no populated ZONE_DMA");
+	s.held = pa_pages_new(test, false);
+	free_before = pa_free_total();
+	before = pa_count_alloc_warnings();
+
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_nofail_slow_fn, &s, NULL), 0);
+	pr_info("pa_kunit: %s: %lu pages taken from ZONE_DMA, order 0 %s\n", test->name,
+		s.held->nr_pages, s.order0_tried ? "tried" : "not tried");
+
+	KUNIT_ASSERT_TRUE_MSG(test, s.shut, "ZONE_DMA stayed above its low watermark");
+	if (!s.open)
+		kunit_skip(test, "ZONE_DMA has no order-1 block above its min watermark");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, s.page1, "order-1 __GFP_NOFAIL in the slow path");
+	KUNIT_ASSERT_PTR_EQ(test, page_zone(s.page1), s.dma);
+	if (s.order0_tried)
+		KUNIT_ASSERT_NOT_NULL_MSG(test, s.page0, "order-0 __GFP_NOFAIL in the slow path");
+	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "allocator WARNING for __GFP_NOFAIL of order <= 1");
+	if (!tainted)
+		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
+	pa_pages_free(s.held);
+	pa_assert_free_restored(test, free_before);
+}
+
+/* ---- patch 3: pcp refill checked after zone->lock --------------------- */
+
+struct pa_refill {
+	unsigned int order;
+	int mt;
+	struct pa_pages *held;
+	struct page **next;		/* the refilled list, head first */
+	struct zone *zone;
+	bool not_empty;			/* the list could not be emptied */
+	bool failed;			/* an allocation returned NULL */
+	int batch;
+	long blocks;			/* blocks a refill must take */
+	long free_drop, count_rise;	/* by the allocation that refills */
+	long listed;			/* blocks left on the list after it */
+	unsigned long mismatched;	/* next blocks not taken from that list in order */
+	long free_drop_next;		/* NR_FREE_PAGES change while taking them */
+	long count_left;		/* pcp count change over the whole refill */
+	bool emptied;			/* the list was empty afterwards */
+	long free_drop_again, count_rise_again;	/* the next refill */
+	unsigned long bad;		/* blocks misplaced, free or not cleared */
+};
+
+static bool pa_block_ok(struct page *page, unsigned int order, struct zone *zone, gfp_t gfp)
+{
+	unsigned long i;
+
+	if (page_zone(page) != zone || !IS_ALIGNED(page_to_pfn(page), 1UL << order))
+		return false;
+	if (is_free_buddy_page(page) || page_ref_count(page) != 1)
+		return false;
+	if (!want_init_on_alloc(gfp))
+		return true;
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (word[0] || word[PAGE_SIZE / sizeof(*word) - 1])
+			return false;
+	}
+	return true;
+}
+
+static struct page *pa_refill_take(struct pa_refill *r)
+{
+	struct page *page = pa_alloc_atomic(r->zone, r->order, r->mt);
+
+	if (!page) {
+		r->failed = true;
+		return NULL;
+	}
+	pa_pages_add(r->held, page, r->order);
+	if (!pa_block_ok(page, r->order, r->zone, PA_GFP_ATOMIC))
+		r->bad++;
+	return page;
+}
+
+/*
+ * Empty this CPU's list for the order and migratetype, then allocate:
+ * one refill moves exactly the batch (scaled to the order) off the
+ * buddy lists, hands out its first block and leaves the rest on the
+ * list, from which the next requests are served in list order without
+ * touching the buddy lists, until the list is empty and the next
+ * request refills it again.
+ */
+static int pa_refill_fn(void *arg)
+{
+	struct pa_refill *r = arg;
+	struct per_cpu_pages *pcp;
+	struct list_head *list;
+	struct page *page;
+	long free, count, n;
+
+	r->zone = pa_roomy_zone();
+	if (!r->zone)
+		return 0;
+	pcp = this_cpu_ptr(r->zone->per_cpu_pageset);
+	list = &pcp->lists[pa_pindex(r->order, r->mt)];
+
+	for (n = 0; n < PA_EMPTY_MAX && !list_empty(list); n++) {
+		struct list_head *first = list->next;
+
+		page = pa_refill_take(r);
+		if (!page || &page->pcp_list != first)
+			break;
+	}
+	r->not_empty = !list_empty(list);
+	if (r->not_empty || r->failed)
+		return 0;
+
+	r->batch = pcp->batch;
+	r->blocks = r->batch > 1 ? max(r->batch >> r->order, 2) : 1;
+	if (r->blocks > PA_REFILL_MAX)
+		return 0;
+
+	free = pa_zone_free(r->zone);
+	count = pcp->count;
+	if (!pa_refill_take(r))
+		return 0;
+	r->free_drop = free - pa_zone_free(r->zone);
+	r->count_rise = pcp->count - count;
+
+	r->listed = 0;
+	list_for_each_entry(page, list, pcp_list) {
+		if (r->listed == PA_REFILL_MAX)
+			break;
+		r->next[r->listed++] = page;
+	}
+
+	free = pa_zone_free(r->zone);
+	for (n = 0; n < r->listed; n++) {
+		page = pa_refill_take(r);
+		if (!page)
+			return 0;
+		if (page != r->next[n])
+			r->mismatched++;
+	}
+	r->free_drop_next = free - pa_zone_free(r->zone);
+	r->count_left = pcp->count - count;
+	r->emptied = list_empty(list);
+
+	free = pa_zone_free(r->zone);
+	count = pcp->count;
+	if (!pa_refill_take(r))
+		return 0;
+	r->free_drop_again = free - pa_zone_free(r->zone);
+	r->count_rise_again = pcp->count - count;
+	return 0;
+}
+
+static void pa_check_refill(struct kunit *test, struct page **next, unsigned int order, int mt)
+{
+	struct pa_refill r = { .order = order, .mt = mt, .next = next };
+	long pages;
+
+	r.held = pa_pages_new(test, false);
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_refill_fn, &r, NULL), 0);
+	if (!r.zone)
+		kunit_skip(test, "no zone has free memory to spare");
+
+	KUNIT_ASSERT_FALSE_MSG(test, r.not_empty, "order %u: pcp list not emptied", order);
+	KUNIT_ASSERT_FALSE_MSG(test, r.failed, "order %u: allocation failed", order);
+	KUNIT_ASSERT_GT_MSG(test, r.batch, 1, "%s: pcp batch", r.zone->name);
+	KUNIT_ASSERT_LE(test, r.blocks, (long)PA_REFILL_MAX);
+	pages = r.blocks << order;
+
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop, pages, "order %u refill, batch %d: free pages",
+			    order, r.batch);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_rise, pages - (1L << order),
+			    "order %u refill, batch %d: pcp count", order, r.batch);
+	KUNIT_ASSERT_EQ_MSG(test, r.listed, r.blocks - 1, "order %u: blocks left on the list",
+			    order);
+	KUNIT_ASSERT_EQ_MSG(test, r.mismatched, 0UL, "order %u: not served in list order",
+			    order);
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_next, 0L, "order %u: list served by the buddy",
+			    order);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_left, 0L, "order %u: pcp count", order);
+	KUNIT_ASSERT_TRUE_MSG(test, r.emptied, "order %u: list not empty", order);
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_again, pages, "order %u second refill", order);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_rise_again, pages - (1L << order),
+			    "order %u second refill: pcp count", order);
+	KUNIT_ASSERT_EQ_MSG(test, r.bad, 0UL, "order %u: blocks misplaced, free or dirty",
+			    order);
+}
+
+static void pagealloc_series_pcp_refill_takes_one_batch(struct kunit *test)
+{
+	struct page **next = kunit_kcalloc(test, PA_REFILL_MAX, sizeof(*next), GFP_KERNEL);
+	unsigned int order;
+
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	for (order = 0; order < PA_SERIES_ORDERS; order++)
+		pa_check_refill(test, next, order, MIGRATE_UNMOVABLE);
+	pa_check_refill(test, next, 0, MIGRATE_MOVABLE);
+	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		pa_check_refill(test, next, pageblock_order, MIGRATE_MOVABLE);
+}
+
+/* ---- patch 4: one NR_FREE_PAGES update per pcp drain ------------------ */
+
+struct pa_drain {
+	struct page **pages;		/* order-0 pages freed one by one */
+	struct zone *zone;
+	int high, batch, nr;
+	bool too_many;			/* nr above PA_DRAIN_MAX */
+	bool failed;			/* an allocation failed or missed the zone */
+	long start, end;		/* free pages of the zone, buddy plus pcp */
+	unsigned long drift;		/* frees that changed that by other than 1 */
+	unsigned long trims, trimmed;	/* pcp trims while freeing, pages they moved */
+	int factor;			/* pcp->free_factor before the order-1 free */
+	long pcp_before, pcp_after;	/* this CPU's pcp count around it */
+	long free_rise;			/* NR_FREE_PAGES change it caused */
+	unsigned long not_buddy;	/* freed pages not free in the buddy lists */
+};
+
+/*
+ * Hold an order-1 block and more order-0 pages than pcp->high, then free
+ * the order-0 pages one at a time: the list overflows and
+ * free_pcppages_bulk() trims it by a batch or more, several times.  At
+ * every step the zone's free pages, buddy plus pcp, must have grown by
+ * exactly the page freed.  The trims leave pcp->free_factor raised, so
+ * freeing the order-1 block next drains every list of this CPU for the
+ * zone in one free_pcppages_bulk() call, which must raise NR_FREE_PAGES
+ * by exactly what the lists held and leave every page in the buddy.
+ */
+static int pa_drain_fn(void *arg)
+{
+	struct pa_drain *d = arg;
+	struct per_cpu_pages *pcp;
+	struct page *block;
+	long total, free;
+	int i, n;
+
+	d->zone = pa_roomy_zone();
+	if (!d->zone)
+		return 0;
+	pcp = this_cpu_ptr(d->zone->per_cpu_pageset);
+	d->high = pcp->high;
+	d->batch = pcp->batch;
+	d->nr = d->high + 2 * d->batch;
+	d->too_many = d->nr > PA_DRAIN_MAX;
+	if (d->too_many)
+		return 0;
+
+	d->start = pa_zone_free_total(d->zone);
+	block = pa_alloc_atomic(d->zone, 1, MIGRATE_UNMOVABLE);
+	for (n = 0; n < d->nr; n++) {
+		d->pages[n] = pa_alloc_atomic(d->zone, 0, MIGRATE_UNMOVABLE);
+		if (!d->pages[n] || page_zone(d->pages[n]) != d->zone)
+			break;
+	}
+	if (!block || page_zone(block) != d->zone || n < d->nr) {
+		d->failed = true;
+		if (n < d->nr && d->pages[n])
+			n++;
+		for (i = 0; i < n; i++)
+			__free_pages(d->pages[i], 0);
+		if (block)
+			__free_pages(block, 1);
+		return 0;
+	}
+
+	total = pa_zone_free_total(d->zone);
+	for (i = 0; i < d->nr; i++) {
+		int count = pcp->count;
+
+		__free_pages(d->pages[i], 0);
+		if (pcp->count <= count) {
+			d->trims++;
+			d->trimmed += count + 1 - pcp->count;
+		}
+		if (pa_zone_free_total(d->zone) != ++total) {
+			d->drift++;
+			total = pa_zone_free_total(d->zone);
+		}
+	}
+
+	d->factor = pcp->free_factor;
+	d->pcp_before = pcp->count;
+	free = pa_zone_free(d->zone);
+	__free_pages(block, 1);
+	d->pcp_after = pcp->count;
+	d->free_rise = pa_zone_free(d->zone) - free;
+
+	for (i = 0; i < d->nr; i++)
+		d->not_buddy += !is_free_buddy_page(d->pages[i]);
+	d->not_buddy += !is_free_buddy_page(block);
+	d->end = pa_zone_free_total(d->zone);
+	return 0;
+}
+
+static void pa_run_drain(struct kunit *test, struct pa_drain *d)
+{
+	d->pages = kunit_kcalloc(test, PA_DRAIN_MAX, sizeof(*d->pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->pages);
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_drain_fn, d, NULL), 0);
+	if (!d->zone)
+		kunit_skip(test, "no zone has free memory to spare");
+	if (d->too_many)
+		kunit_skip(test, "pcp->high %d of %s is too large", d->high, d->zone->name);
+	pr_info("pa_kunit: %s: %s high %d batch %d: %lu trims freed %lu pages, then %ld drained\n",
+		test->name, d->zone->name, d->high, d->batch, d->trims, d->trimmed,
+		d->free_rise);
+	KUNIT_ASSERT_FALSE_MSG(test, d->failed, "allocations from %s failed", d->zone->name);
+}
+
+static void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test)
+{
+	struct pa_drain d = { };
+
+	pa_run_drain(test, &d);
+	KUNIT_ASSERT_GT_MSG(test, d.trims, 0UL, "no trim freeing %d pages, high %d, batch %d",
+			    d.nr, d.high, d.batch);
+	KUNIT_ASSERT_EQ_MSG(test, d.drift, 0UL, "buddy plus pcp pages off by a free (%lu trims)",
+			    d.trims);
+	KUNIT_ASSERT_EQ_MSG(test, d.end, d.start, "free pages of %s", d.zone->name);
+}
+
+static void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test)
+{
+	struct pa_drain d = { };
+
+	pa_run_drain(test, &d);
+	KUNIT_ASSERT_GT_MSG(test, d.factor, 0, "pcp->free_factor after %lu trims", d.trims);
+	KUNIT_ASSERT_EQ_MSG(test, d.pcp_after, 0L, "pcp count after the drain (was %ld)",
+			    d.pcp_before);
+	KUNIT_ASSERT_EQ_MSG(test, d.free_rise, d.pcp_before + 2,
+			    "NR_FREE_PAGES rise for %ld pcp pages plus an order-1 block",
+			    d.pcp_before);
+	KUNIT_ASSERT_EQ_MSG(test, d.not_buddy, 0UL, "freed pages not back in the buddy lists");
+	KUNIT_ASSERT_EQ_MSG(test, d.end, d.start, "free pages of %s", d.zone->name);
+}
+
+/* ---- patches 3 and 4 together: every CPU refills and drains ----------- */
+
+struct pa_storm_cpu {
+	struct page **pages;
+	struct page *blocks[PA_SERIES_ORDERS];
+	unsigned long rounds, allocs, failed, stray, corrupt;
+};
+
+struct pa_storm {
+	struct zone *zone;
+	struct pa_storm_cpu *cpus;	/* indexed by CPU number */
+	atomic_t arrived, left, go;
+	u64 deadline;			/* local_clock() */
+	long start, end;
+};
+
+static void pa_storm_mark(struct page *page, unsigned int order, void *owner)
+{
+	unsigned long pfn = page_to_pfn(page), i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		word[0] = pa_marker(pfn + i);
+		word[1] = (unsigned long)owner;
+	}
+}
+
+static bool pa_storm_intact(struct page *page, unsigned int order, void *owner)
+{
+	unsigned long pfn = page_to_pfn(page), i;
+
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (word[0] != pa_marker(pfn + i) || word[1] != (unsigned long)owner)
+			return false;
+	}
+	return true;
+}
+
+static struct page *pa_storm_alloc(struct pa_storm *s, struct pa_storm_cpu *c,
+				   unsigned int order, int mt)
+{
+	struct page *page = pa_alloc_atomic(s->zone, order, mt);
+
+	if (!page) {
+		c->failed++;
+		return NULL;
+	}
+	c->allocs++;
+	if (page_zone(page) != s->zone)
+		c->stray++;
+	pa_storm_mark(page, order, c);
+	return page;
+}
+
+/*
+ * One round: take more order-0 pages than pcp->high (several refills),
+ * a block of each order 1..3, check none was written by another CPU,
+ * then free them all (trims, then a full drain by the first block).
+ */
+static void pa_storm_round(struct pa_storm *s, struct pa_storm_cpu *c, int nr, int mt)
+{
+	unsigned int order;
+	int i, n;
+
+	for (n = 0; n < nr; n++) {
+		c->pages[n] = pa_storm_alloc(s, c, 0, mt);
+		if (!c->pages[n])
+			break;
+	}
+	for (order = 1; order < PA_SERIES_ORDERS; order++)
+		c->blocks[order] = pa_storm_alloc(s, c, order, mt);
+
+	for (i = 0; i < n; i++) {
+		c->corrupt += !pa_storm_intact(c->pages[i], 0, c);
+		__free_pages(c->pages[i], 0);
+	}
+	for (order = 1; order < PA_SERIES_ORDERS; order++) {
+		if (!c->blocks[order])
+			continue;
+		c->corrupt += !pa_storm_intact(c->blocks[order], order, c);
+		__free_pages(c->blocks[order], order);
+	}
+	c->rounds++;
+}
+
+/* Runs on every online CPU at once, interrupts off. */
+static int pa_storm_fn(void *arg)
+{
+	struct pa_storm *s = arg;
+	struct pa_storm_cpu *c = &s->cpus[smp_processor_id()];
+	struct per_cpu_pages *pcp = this_cpu_ptr(s->zone->per_cpu_pageset);
+	int nr = min(pcp->high + pcp->batch, PA_STORM_PAGES);
+	unsigned int cpus = num_online_cpus();
+	int round;
+
+	/* The last CPU to arrive counts the free pages and lets all go. */
+	if (atomic_inc_return(&s->arrived) == cpus) {
+		s->start = pa_zone_free_total(s->zone);
+		s->deadline = local_clock() + PA_STORM_NSEC;
+		atomic_set_release(&s->go, 1);
+	}
+	while (!atomic_read_acquire(&s->go))
+		cpu_relax();
+
+	for (round = 0; round < PA_STORM_ROUNDS && local_clock() < s->deadline; round++)
+		pa_storm_round(s, c, nr, round & 1 ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE);
+
+	/* The last CPU to finish counts them again. */
+	if (atomic_inc_return(&s->left) == cpus)
+		s->end = pa_zone_free_total(s->zone);
+	return 0;
+}
+
+/*
+ * All CPUs refill and drain their pcp lists of one zone at the same
+ * time, contending for zone->lock.  No page may be handed to two CPUs,
+ * and once everything is freed the zone's free pages, buddy plus pcp,
+ * must be exactly what they were.
+ */
+static void pagealloc_series_concurrent_refill_and_drain_balance(struct kunit *test)
+{
+	unsigned long rounds = 0, allocs = 0;
+	struct pa_storm s = { };
+	int cpu;
+
+	s.zone = pa_roomy_zone();
+	if (!s.zone)
+		kunit_skip(test, "no zone has free memory to spare");
+	s.cpus = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s.cpus), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s.cpus);
+	for_each_possible_cpu(cpu) {
+		s.cpus[cpu].pages = kunit_kcalloc(test, PA_STORM_PAGES, sizeof(struct page *),
+						  GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, s.cpus[cpu].pages);
+	}
+
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_storm_fn, &s, cpu_online_mask), 0);
+
+	for_each_online_cpu(cpu) {
+		struct pa_storm_cpu *c = &s.cpus[cpu];
+
+		pr_info("pa_kunit: %s: CPU %d: %lu rounds, %lu allocations from %s\n",
+			test->name, cpu, c->rounds, c->allocs, s.zone->name);
+		KUNIT_ASSERT_EQ_MSG(test, c->failed, 0UL, "CPU %d: allocations failed", cpu);
+		KUNIT_ASSERT_EQ_MSG(test, c->stray, 0UL, "CPU %d: pages not from %s", cpu,
+				    s.zone->name);
+		KUNIT_ASSERT_EQ_MSG(test, c->corrupt, 0UL, "CPU %d: page held by two CPUs", cpu);
+		KUNIT_ASSERT_GT_MSG(test, c->rounds, 0UL, "CPU %d", cpu);
+		rounds += c->rounds;
+		allocs += c->allocs;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, s.end, s.start, "free pages of %s after %lu rounds, %lu allocs",
+			    s.zone->name, rounds, allocs);
+}
+
+static struct kunit_case pagealloc_series_cases[] = {
+	KUNIT_CASE(pagealloc_series_low_orders_never_fail),
+	KUNIT_CASE(pagealloc_series_bulk_never_fails),
+	KUNIT_CASE(pagealloc_series_nofail_low_orders_do_not_warn),
+	KUNIT_CASE(pagealloc_series_nofail_order1_slow_path_does_not_warn),
+	KUNIT_CASE(pagealloc_series_pcp_refill_takes_one_batch),
+	KUNIT_CASE(pagealloc_series_pcp_trims_keep_free_count_exact),
+	KUNIT_CASE(pagealloc_series_pcp_drain_frees_exactly_the_list),
+	KUNIT_CASE(pagealloc_series_concurrent_refill_and_drain_balance),
+	{}
+};
+
+static struct kunit_suite pagealloc_series_suite = {
+	.name = "pagealloc_series",
+	.test_cases = pagealloc_series_cases,
+};
+
+kunit_test_suites(&pagealloc_seeds_suite, &pagealloc_stress_suite,
+		  &pagealloc_series_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of the page allocator's fast paths, zones, nodes and pcp lists");
