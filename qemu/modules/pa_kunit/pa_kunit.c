@@ -48,7 +48,6 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -1786,23 +1785,53 @@ static struct kunit_suite pagealloc_stress_suite = {
  * the series.
  *
  * The pcp cases need exact counts, which a running system never holds
- * still, so they run under stop_machine(): every other CPU spins with
- * interrupts off, and the case itself runs with interrupts off, so no
- * one else allocates, frees or folds a vmstat delta meanwhile, and
- * zone_page_state_snapshot() is exact.  They only make requests that
- * neither sleep nor reclaim, from a zone with plenty of free memory.
+ * still, and the slow-path case needs a watermark state that nobody
+ * changes under it, so they run under stop_machine(): every other CPU
+ * spins with interrupts off, and the case itself runs with interrupts
+ * off, so no one else allocates, frees or folds a vmstat delta
+ * meanwhile, and zone_page_state_snapshot() is exact.  They only make
+ * requests that neither sleep nor reclaim, and the pcp cases take them
+ * from a zone with plenty of free memory.
  */
 
 /* Orders the pcp lists keep below pageblock_order. */
 #define PA_SERIES_ORDERS	(PAGE_ALLOC_COSTLY_ORDER + 1)
-/* Pages handed out by one refill of an order-0 list: at most a batch. */
+/* Bound on the blocks one pcp refill takes: a batch, scaled to the order. */
 #define PA_REFILL_MAX		1024
-/* Order-0 pages freed one by one to force pcp trims. */
-#define PA_DRAIN_MAX		8192
-/* Order-0 pages one CPU holds per round of the concurrent case. */
-#define PA_STORM_PAGES		4096
-#define PA_STORM_ROUNDS		24
-#define PA_STORM_NSEC		(2 * NSEC_PER_SEC)
+/* Bound on the order-0 pages freed in a row to overflow pcp->high. */
+#define PA_DRAIN_MAX		65536
+/*
+ * Rounds of the concurrent case.  Its work has to be bounded by count:
+ * the guest's sched_clock() runs on jiffies, which stand still while
+ * stop_machine() has interrupts off everywhere.
+ */
+#define PA_STORM_ROUNDS		8
+
+static int pa_kv_init(struct kunit_resource *res, void *context)
+{
+	res->data = kvzalloc(*(size_t *)context, GFP_KERNEL);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void pa_kv_free(struct kunit_resource *res)
+{
+	kvfree(res->data);
+}
+
+/* Zeroed memory, possibly vmalloc'ed, that KUnit frees when the case ends. */
+static void *pa_kvzalloc(struct kunit *test, size_t bytes)
+{
+	void *p = kunit_alloc_resource(test, pa_kv_init, pa_kv_free, GFP_KERNEL, &bytes);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
+}
+
+/* Order-0 pages that overflow a pcp list from empty: pcp->high plus slack. */
+static int pa_overflow_pages(struct per_cpu_pages *pcp)
+{
+	return READ_ONCE(pcp->high) + 2 * READ_ONCE(pcp->batch);
+}
 
 /* NR_FREE_PAGES of @zone with every CPU's unfolded delta. */
 static long pa_zone_free(struct zone *zone)
@@ -1821,18 +1850,33 @@ static long pa_zone_free_total(struct zone *zone)
 	return sum;
 }
 
+/*
+ * Whether @zone has room to spare even after @overflows times the pages
+ * that overflow this CPU's pcp list are taken from it.
+ */
+static bool pa_zone_spare(struct zone *zone, unsigned int overflows)
+{
+	unsigned long pages;
+
+	if (!zone || !pa_zone_roomy(zone, zone_idx(zone)))
+		return false;
+	pages = overflows * pa_overflow_pages(raw_cpu_ptr(zone->per_cpu_pageset));
+	return zone_page_state(zone, NR_FREE_PAGES) >
+	       pages + 2 * high_wmark_pages(zone) + 4096;
+}
+
 /* This CPU's zone if it has room to spare, else any zone that has. */
-static struct zone *pa_roomy_zone(void)
+static struct zone *pa_roomy_zone(unsigned int overflows)
 {
 	struct zone *zone = pa_local_zone();
 	int nid, zid;
 
-	if (zone && pa_zone_roomy(zone, zone_idx(zone)))
+	if (pa_zone_spare(zone, overflows))
 		return zone;
 	for_each_node_state(nid, N_MEMORY) {
 		for (zid = ZONE_NORMAL; zid >= ZONE_DMA32; zid--) {
 			zone = pa_node_zone(nid, zid);
-			if (zone && pa_zone_roomy(zone, zid))
+			if (pa_zone_spare(zone, overflows))
 				return zone;
 		}
 	}
@@ -2151,7 +2195,7 @@ static int pa_refill_fn(void *arg)
 	struct page *page;
 	long free, count, n;
 
-	r->zone = pa_roomy_zone();
+	r->zone = pa_roomy_zone(0);
 	if (!r->zone)
 		return 0;
 	pcp = this_cpu_ptr(r->zone->per_cpu_pageset);
@@ -2291,13 +2335,13 @@ static int pa_drain_fn(void *arg)
 	long total, free;
 	int i, n;
 
-	d->zone = pa_roomy_zone();
+	d->zone = pa_roomy_zone(1);
 	if (!d->zone)
 		return 0;
 	pcp = this_cpu_ptr(d->zone->per_cpu_pageset);
 	d->high = pcp->high;
 	d->batch = pcp->batch;
-	d->nr = d->high + 2 * d->batch;
+	d->nr = pa_overflow_pages(pcp);
 	d->too_many = d->nr > PA_DRAIN_MAX;
 	if (d->too_many)
 		return 0;
@@ -2351,8 +2395,7 @@ static int pa_drain_fn(void *arg)
 
 static void pa_run_drain(struct kunit *test, struct pa_drain *d)
 {
-	d->pages = kunit_kcalloc(test, PA_DRAIN_MAX, sizeof(*d->pages), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, d->pages);
+	d->pages = pa_kvzalloc(test, PA_DRAIN_MAX * sizeof(*d->pages));
 	KUNIT_ASSERT_EQ(test, stop_machine(pa_drain_fn, d, NULL), 0);
 	if (!d->zone)
 		kunit_skip(test, "no zone has free memory to spare");
@@ -2395,15 +2438,16 @@ static void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test
 
 struct pa_storm_cpu {
 	struct page **pages;
+	int max_pages;			/* room in pages[] */
 	struct page *blocks[PA_SERIES_ORDERS];
 	unsigned long rounds, allocs, failed, stray, corrupt;
+	unsigned long trims;		/* frees after which this CPU's pcp count fell */
 };
 
 struct pa_storm {
 	struct zone *zone;
 	struct pa_storm_cpu *cpus;	/* indexed by CPU number */
 	atomic_t arrived, left, go;
-	u64 deadline;			/* local_clock() */
 	long start, end;
 };
 
@@ -2448,12 +2492,24 @@ static struct page *pa_storm_alloc(struct pa_storm *s, struct pa_storm_cpu *c,
 	return page;
 }
 
+static void pa_storm_free(struct pa_storm_cpu *c, struct per_cpu_pages *pcp,
+			  struct page *page, unsigned int order)
+{
+	int count = pcp->count;
+
+	c->corrupt += !pa_storm_intact(page, order, c);
+	__free_pages(page, order);
+	if (pcp->count <= count)
+		c->trims++;
+}
+
 /*
  * One round: take more order-0 pages than pcp->high (several refills),
  * a block of each order 1..3, check none was written by another CPU,
  * then free them all (trims, then a full drain by the first block).
  */
-static void pa_storm_round(struct pa_storm *s, struct pa_storm_cpu *c, int nr, int mt)
+static void pa_storm_round(struct pa_storm *s, struct pa_storm_cpu *c,
+			   struct per_cpu_pages *pcp, int nr, int mt)
 {
 	unsigned int order;
 	int i, n;
@@ -2466,16 +2522,11 @@ static void pa_storm_round(struct pa_storm *s, struct pa_storm_cpu *c, int nr, i
 	for (order = 1; order < PA_SERIES_ORDERS; order++)
 		c->blocks[order] = pa_storm_alloc(s, c, order, mt);
 
-	for (i = 0; i < n; i++) {
-		c->corrupt += !pa_storm_intact(c->pages[i], 0, c);
-		__free_pages(c->pages[i], 0);
-	}
-	for (order = 1; order < PA_SERIES_ORDERS; order++) {
-		if (!c->blocks[order])
-			continue;
-		c->corrupt += !pa_storm_intact(c->blocks[order], order, c);
-		__free_pages(c->blocks[order], order);
-	}
+	for (i = 0; i < n; i++)
+		pa_storm_free(c, pcp, c->pages[i], 0);
+	for (order = 1; order < PA_SERIES_ORDERS; order++)
+		if (c->blocks[order])
+			pa_storm_free(c, pcp, c->blocks[order], order);
 	c->rounds++;
 }
 
@@ -2485,21 +2536,20 @@ static int pa_storm_fn(void *arg)
 	struct pa_storm *s = arg;
 	struct pa_storm_cpu *c = &s->cpus[smp_processor_id()];
 	struct per_cpu_pages *pcp = this_cpu_ptr(s->zone->per_cpu_pageset);
-	int nr = min(pcp->high + pcp->batch, PA_STORM_PAGES);
+	int nr = min(pa_overflow_pages(pcp), c->max_pages);
 	unsigned int cpus = num_online_cpus();
 	int round;
 
 	/* The last CPU to arrive counts the free pages and lets all go. */
 	if (atomic_inc_return(&s->arrived) == cpus) {
 		s->start = pa_zone_free_total(s->zone);
-		s->deadline = local_clock() + PA_STORM_NSEC;
 		atomic_set_release(&s->go, 1);
 	}
 	while (!atomic_read_acquire(&s->go))
 		cpu_relax();
 
-	for (round = 0; round < PA_STORM_ROUNDS && local_clock() < s->deadline; round++)
-		pa_storm_round(s, c, nr, round & 1 ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE);
+	for (round = 0; round < PA_STORM_ROUNDS; round++)
+		pa_storm_round(s, c, pcp, nr, round & 1 ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE);
 
 	/* The last CPU to finish counts them again. */
 	if (atomic_inc_return(&s->left) == cpus)
@@ -2519,15 +2569,18 @@ static void pagealloc_series_concurrent_refill_and_drain_balance(struct kunit *t
 	struct pa_storm s = { };
 	int cpu;
 
-	s.zone = pa_roomy_zone();
+	s.zone = pa_roomy_zone(num_online_cpus());
 	if (!s.zone)
 		kunit_skip(test, "no zone has free memory to spare");
 	s.cpus = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s.cpus), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s.cpus);
-	for_each_possible_cpu(cpu) {
-		s.cpus[cpu].pages = kunit_kcalloc(test, PA_STORM_PAGES, sizeof(struct page *),
-						  GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, s.cpus[cpu].pages);
+	/* Room for each CPU's overflow, plus a batch should pcp->high grow meanwhile. */
+	for_each_online_cpu(cpu) {
+		struct pa_storm_cpu *c = &s.cpus[cpu];
+
+		c->max_pages = pa_overflow_pages(per_cpu_ptr(s.zone->per_cpu_pageset, cpu)) + 64;
+		c->max_pages = min(c->max_pages, PA_DRAIN_MAX);
+		c->pages = pa_kvzalloc(test, c->max_pages * sizeof(*c->pages));
 	}
 
 	KUNIT_ASSERT_EQ(test, stop_machine(pa_storm_fn, &s, cpu_online_mask), 0);
@@ -2535,13 +2588,14 @@ static void pagealloc_series_concurrent_refill_and_drain_balance(struct kunit *t
 	for_each_online_cpu(cpu) {
 		struct pa_storm_cpu *c = &s.cpus[cpu];
 
-		pr_info("pa_kunit: %s: CPU %d: %lu rounds, %lu allocations from %s\n",
-			test->name, cpu, c->rounds, c->allocs, s.zone->name);
+		pr_info("pa_kunit: %s: CPU %d: %lu rounds, %lu allocations, %lu trims in %s\n",
+			test->name, cpu, c->rounds, c->allocs, c->trims, s.zone->name);
 		KUNIT_ASSERT_EQ_MSG(test, c->failed, 0UL, "CPU %d: allocations failed", cpu);
 		KUNIT_ASSERT_EQ_MSG(test, c->stray, 0UL, "CPU %d: pages not from %s", cpu,
 				    s.zone->name);
 		KUNIT_ASSERT_EQ_MSG(test, c->corrupt, 0UL, "CPU %d: page held by two CPUs", cpu);
 		KUNIT_ASSERT_GT_MSG(test, c->rounds, 0UL, "CPU %d", cpu);
+		KUNIT_ASSERT_GT_MSG(test, c->trims, 0UL, "CPU %d: pcp never trimmed", cpu);
 		rounds += c->rounds;
 		allocs += c->allocs;
 	}
