@@ -27,7 +27,7 @@ say "bisecting $METRIC between GOOD=$(short "$g") and BAD=$(short "$b") (log: $l
 # Always give the tree back: out of bisect state, at the commit it was on.
 orig=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
 cleanup() {
-	kgit bisect reset -q >/dev/null 2>&1 || true
+	kgit bisect reset >/dev/null 2>&1 || true
 	kgit checkout -q "$orig" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -55,11 +55,11 @@ case $rc in
 esac
 [[ $g != "$b" ]] || { say "no regression between GOOD=$good and BAD=$bad (same commit)"; exit 0; }
 
-kgit bisect start -q "$b" "$g" >/dev/null
+kgit bisect start "$b" "$g" >/dev/null
 set +e
 # git prints "Bisecting: N revisions left to test after this (roughly M
 # steps)" before each step: those are the progress lines.
-kgit bisect run "$step" 2>&1 | tee "$log.run" | grep -E 'Bisecting:|step: |is the first bad commit|skipped|only skipped'
+kgit bisect run "$step" 2>&1 | tee "$log.run" | grep -E '^Bisecting:|^step: |is the first bad commit$|^There are only|skipped commits'
 set -e
 steps=$((steps + $(grep -c '^running ' "$log.run" || true)))
 culprit=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$log.run")
@@ -67,7 +67,7 @@ if [[ -z $culprit ]]; then
 	grep -A20 'only skipped commits' "$log.run" >&2 || true
 	die "bisect did not name a single culprit (see $log.run)"
 fi
-kgit bisect reset -q >/dev/null 2>&1
+kgit bisect reset >/dev/null 2>&1
 
 # Confirm: the culprit is bad and its parent is good (measurements of both
 # are in the results cache by now, so this is cheap).
