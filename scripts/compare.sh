@@ -56,7 +56,7 @@ done | awk -v fmt="$fmt" -v nk="$#" '
 			fig = order[x]
 			line = fig "\t" (higher_better(fig) ? "Hmean" : "Amean")
 			b = show(0, fig)
-			line = line "\t" sprintf("%.2f", b)
+			line = line "\t" sprintf("%.5g", b)
 			for (k = 1; k < nk; k++) {
 				if (!((k, fig) in cnt)) { line = line "\t-"; continue }
 				v = show(k, fig)
@@ -70,7 +70,7 @@ done | awk -v fmt="$fmt" -v nk="$#" '
 					df = (a0 + a1) ^ 2 / ((cnt[0, fig] > 1 ? a0 ^ 2 / (cnt[0, fig] - 1) : 0) + (cnt[k, fig] > 1 ? a1 ^ 2 / (cnt[k, fig] - 1) : 0))
 					sig = (t < 0 ? -t : t) > tcrit(df)
 				}
-				line = line "\t" sprintf("%.2f (%+.2f%%)%s", v, pct, sig ? " *" : "")
+				line = line "\t" sprintf("%.5g (%+.2f%%)%s", v, pct, sig ? " *" : "")
 				if (fmt == "tsv") printf "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\n", fig, kname[k], b, v, pct, sig
 			}
 			if (fmt != "tsv") print line

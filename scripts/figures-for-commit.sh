@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
 # The before/after figures of one commit against its parent, for its
-# changelog: the headline figures, plus every other figure that moved
-# beyond the noise, as a table narrow enough for a commit message.
-# usage: figures-for-commit.sh REV      (uses measurements already made)
+# changelog: the headline figures as a table narrow enough for a commit
+# message, then one line summing up every other figure that moved beyond
+# the noise.  Uses the measurements make bench made (measure.sh's cache).
+# usage: figures-for-commit.sh REV
 . "$(dirname "$0")/lib.sh"
 
 rev=${1:?usage: figures-for-commit.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
 after=$("$TOP/scripts/measure.sh" "$c")
 before=$("$TOP/scripts/measure.sh" "$c^")
-headline='^(alloc|free)-o0-(pair|batch512|batch32768)-z0$|^hackbench|^tbench'
-moved=$("$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' '$6 == 1 { print $1 }' | paste -sd'|')
-only="$headline${moved:+|^($moved)\$}"
-"$TOP/scripts/compare.sh" --only "$only" "before=$before" "after=$after"
+headline=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench'}
+"$TOP/scripts/compare.sh" --only "$headline" "before=$before" "after=$after"
+"$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' -v h="$headline" '
+	$1 ~ h { next }
+	{ n++ }
+	$6 == 1 && $5 < 0 { b++; if (!bmin || $5 < bmin) bmin = $5; if (!bmax || $5 > bmax) bmax = $5 }
+	$6 == 1 && $5 > 0 { w++; if (!wmin || $5 < wmin) wmin = $5; if (!wmax || $5 > wmax) wmax = $5 }
+	END {
+		printf "Other figures: %d of %d", b + w, n
+		printf " moved beyond the noise; %d cheaper", b
+		if (b) printf " (%.2f%% to %.2f%%)", bmax, bmin
+		printf ", %d dearer", w
+		if (w) printf " (+%.2f%% to +%.2f%%)", wmin, wmax
+		print "."
+	}' | fold -s -w 70 | sed 's/ *$//'
