@@ -47,21 +47,35 @@ mapfile -t people < <(cd "$KTREE" && echo "$files" | sed 's|^|-f\n|' | xargs per
 # b4 works on a checked-out branch (it refuses a detached HEAD) and keeps
 # the cover letter in the branch description, leaving the commits as they
 # are.  Start from a fresh copy of the series every time.
+# The checkouts below must not happen under a running build.
+mkdir -p "$(dirname "$BUILD_LOCK")"
+exec 9>"$BUILD_LOCK"
+flock 9
 orig=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
 restore() { kgit checkout -q "$orig" 2>/dev/null || true; rm -f "$cover"; }
 trap restore EXIT
 kgit config b4.prep-cover-strategy branch-description
 kgit config user.name "$GIT_AUTHOR_NAME"
 kgit config user.email "$GIT_AUTHOR_EMAIL"
+# b4 0.12 wants the fork base on a branch of its own, and finds it with
+# `git merge-base --fork-point`, which also consults that branch's reflog:
+# the branch is made anew each time so that no old position is found.
+# Mails are only written (-o); the SMTP setting just keeps b4 from
+# insisting on a signing key for its web endpoint, and no key is needed.
+kgit config sendemail.smtpserver localhost
 kgit checkout -q --detach
 kgit branch -D -q "$mb" 2>/dev/null || true
+kgit branch -D -q pagealloc-base 2>/dev/null || true
+kgit branch pagealloc-base "$base"
 kgit checkout -q -b "$mb" "$tip"
-(cd "$KTREE" && b4 prep -e "$base" >/dev/null 2>&1) || die "b4 prep -e $base failed"
+(cd "$KTREE" && b4 prep -e pagealloc-base >/dev/null 2>&1) || die "b4 prep -e pagealloc-base failed"
 (cd "$KTREE" && EDITOR="cp $cover" b4 prep --edit-cover >/dev/null 2>&1) || die "b4 could not set the cover letter"
 rm -rf "$out"
 mkdir -p "$out"
 (cd "$KTREE" && b4 prep --force-revision "$rev" >/dev/null 2>&1) || die "b4 could not set revision $rev"
-(cd "$KTREE" && b4 send -o "$out" >"$out.log" 2>&1) || die "b4 send -o failed: $(tail -n3 "$out.log")"
-kgit tag -f "mail/v$rev" "$tip" >/dev/null
+(cd "$KTREE" && b4 send --no-sign -o "$out" >"$out.log" 2>&1) || die "b4 send -o failed: $(tail -n3 "$out.log")"
 n=$(find "$out" -name '*.eml' | wc -l)
+want=$(($(kgit rev-list --count "$base..$tip") + 1))
+[[ $n -eq $want ]] || die "b4 wrote $n mails for a series of $((want - 1)) patches and a cover letter (see $out.log)"
+kgit tag -f "mail/v$rev" "$tip" >/dev/null
 say "v$rev: $n mails in $out (nothing was sent; to send: cd $KTREE && git checkout $mb && b4 send)"
