@@ -90,7 +90,8 @@ mods=()
 want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return 0; }
 [[ ,$run, != *,kunit,* ]] || want pa_kunit
 [[ ,$run, != *,bench,* ]] || want pa_bench
-[[ $append != *pa.provoke=* ]] || want pa_provoke
+[[ $append != *pa.provoke=warn* ]] || want pa_provoke
+[[ $append != *pa.provoke=fail* ]] || want pa_fail
 key=$( { echo "${qemu[*]} $cmdline"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" \
 	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
