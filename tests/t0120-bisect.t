@@ -22,7 +22,14 @@ export c1 c2 c3 c4 c5 c6 base
 # A small, quick measurement set: two perturbed boots, order-0 pairs only.
 export BENCH_K=2 BENCH_STEPS=bench BENCH_ARGS="orders=0+batches=0+loops=1024"
 
-timed() { local s=$SECONDS; "$@"; local rc=$?; echo "# wall: $((SECONDS - s)) s" >&2; return $rc; }
+# Run a bisection and report its step count and wall time.
+timed() {
+	local s=$SECONDS rc
+	"$@"
+	rc=$?
+	note "$(grep -h "^steps: " out 2>/dev/null || echo "steps: -"); test wall $((SECONDS - s)) s"
+	return $rc
+}
 
 ok "a planted slowdown of the free path is named by a performance bisect" '
 	timed "$T_TOP/bisect/run.sh" "$base" "$c4" free-o0-pair-z0 5 >out 2>&1; cat out;

@@ -11,10 +11,13 @@ export base
 args="init_on_alloc=0 pa.bench=orders=0,2+batches=64+loops=1024"
 export args
 
-ok "two deterministic boots of one kernel give identical figures" '
-	d1=$(boot.sh --force --mode deterministic --run bench,hackbench --append "$args" "$base") &&
+# The microbenchmark is repeatable bit for bit.  hackbench is not: two
+# boots of one kernel have differed by up to 6% here (README), which is why
+# every comparison is made over a family of boots.
+ok "two deterministic boots of one kernel give identical microbenchmark figures" '
+	d1=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
 	figures.sh "$d1" >/dev/null && cp "$d1/figures.json" one.json &&
-	d2=$(boot.sh --force --mode deterministic --run bench,hackbench --append "$args" "$base") &&
+	d2=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
 	figures.sh "$d2" >/dev/null && jq -e ".figures | length > 5" one.json &&
 	diff one.json "$d2/figures.json"
 '

@@ -29,6 +29,10 @@ ok() {
 	fi
 }
 
+# A diagnostic line that prove shows even when the test passes.
+exec 3>&1
+note() { echo "# $*" >&3; }
+
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 skip() { t_n=$((t_n + 1)); echo "ok $t_n - $1 # SKIP $2"; }
 
