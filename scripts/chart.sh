@@ -6,7 +6,7 @@
 
 out=${1:?usage: chart.sh OUT.png NAME=BENCH.json...}
 shift
-read -r -a figs <<<"${CHART_FIGURES:-alloc-o0-pair-z0 free-o0-pair-z0 alloc-o0-batch512-z0 free-o0-batch512-z0 hackbench-pipe hackbench-socket tbench-2}"
+read -r -a figs <<<"${CHART_FIGURES:-alloc-o0-pair-z0 free-o0-pair-z0 alloc-o0-batch32768-z0 free-o0-batch32768-z0 hackbench-pipe hackbench-socket tbench-2}"
 base=${1#*=}
 data=$(mktemp)
 trap 'rm -f "$data"' EXIT
