@@ -17,6 +17,8 @@ kgit merge-base --is-ancestor "$g" "$b" || die "GOOD=$good is not an ancestor of
 [[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
 	die "$KTREE has uncommitted changes; commit or stash them first"
 
+# git bisect checks out commits: no other job may use the tree meanwhile.
+take_build_lock
 mkdir -p "$WORK/bisect"
 log=$WORK/bisect/$(date +%Y%m%d-%H%M%S)-${METRIC//[^A-Za-z0-9_.-]/_}.log
 exec > >(tee -a "$log") 2>&1

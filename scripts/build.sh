@@ -26,9 +26,8 @@ if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	exit
 fi
 
-mkdir -p "$out" "$(dirname "$BUILD_LOCK")"
-exec 9>"$BUILD_LOCK"
-flock 9
+mkdir -p "$out"
+take_build_lock
 
 head=$(kgit rev-parse HEAD)
 if [[ $head != "$commit" ]]; then

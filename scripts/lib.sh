@@ -108,3 +108,17 @@ restore_head() {
 	[[ -z $(kgit status --porcelain --untracked-files=no) ]] || return 0
 	kgit checkout -q "$1" 2>/dev/null || true
 }
+
+# Take the machine-wide lock on the kernel tree and build directories.  A
+# job that holds it (a bisection, say) passes it on to the steps it runs:
+# they inherit the locked descriptor and do not wait for themselves.
+take_build_lock() {
+	[[ -z ${PAGEALLOC_LOCKED:-} ]] || return 0
+	mkdir -p "$(dirname "$BUILD_LOCK")"
+	exec 9>"$BUILD_LOCK"
+	if ! flock -n 9; then
+		say "waiting for another job on $KTREE to finish (lock: $BUILD_LOCK)"
+		flock 9
+	fi
+	export PAGEALLOC_LOCKED=1
+}

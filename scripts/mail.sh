@@ -21,9 +21,13 @@ mb=b4/pagealloc
 # The cover letter: our text, the table measured by make bench, the
 # maintainers of what the series touches, and for a reroll the range-diff.
 cover=$(mktemp)
-trap 'rm -f "$cover"' EXIT
-table=$RESULTS/bench-latest.txt
-[[ -f $table ]] || die "no benchmark table in $table; run 'make bench' first"
+trap 'rm -f "$cover" "$table"' EXIT
+# The table is computed again from the measurements make bench recorded,
+# in plain text whatever format the last make bench printed.
+[[ -f $RESULTS/bench-latest.json ]] || die "no benchmark results in $RESULTS; run 'make bench' first"
+table=$(mktemp)
+mapfile -t inputs < <(jq -r '.inputs[]' "$RESULTS/bench-latest.json")
+{ grep '^#' "$RESULTS/bench-latest.txt" | sed 's/^# \{0,1\}//'; echo; "$TOP/scripts/compare.sh" "${inputs[@]}"; } >"$table"
 files=$(kgit diff --name-only "$base" "$tip")
 # get_maintainer.pl wants to run from the top of the tree.
 mapfile -t people < <(cd "$KTREE" && echo "$files" | sed 's|^|-f\n|' | xargs perl scripts/get_maintainer.pl \
@@ -48,11 +52,9 @@ mapfile -t people < <(cd "$KTREE" && echo "$files" | sed 's|^|-f\n|' | xargs per
 # the cover letter in the branch description, leaving the commits as they
 # are.  Start from a fresh copy of the series every time.
 # The checkouts below must not happen under a running build.
-mkdir -p "$(dirname "$BUILD_LOCK")"
-exec 9>"$BUILD_LOCK"
-flock 9
+take_build_lock
 orig=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
-restore() { kgit checkout -q "$orig" 2>/dev/null || true; rm -f "$cover"; }
+restore() { kgit checkout -q "$orig" 2>/dev/null || true; rm -f "$cover" "$table"; }
 trap restore EXIT
 kgit config b4.prep-cover-strategy branch-description
 kgit config user.name "$GIT_AUTHOR_NAME"
