@@ -44,8 +44,8 @@ first_error() {
 record() { # status seconds
 	jq -n --arg status "$1" --argjson secs "$2" --arg commit "$commit" \
 		--argjson pa_text "${pa_text:-null}" --argjson vm_text "${vm_text:-null}" \
-		--argjson warnings "${nwarn:-0}" \
-		'{commit:$commit,status:$status,seconds:$secs,page_alloc_text:$pa_text,vmlinux_text:$vm_text,warnings:$warnings}' \
+		--argjson warnings "${nwarn:-0}" --arg error "${first:-}" \
+		'{commit:$commit,status:$status,seconds:$secs,page_alloc_text:$pa_text,vmlinux_text:$vm_text,warnings:$warnings,error:$error}' \
 		>"$out/build.json"
 	echo "$key" >"$out/build.key"
 }
@@ -82,8 +82,9 @@ for src in "$TOP"/qemu/modules/*/; do
 	mkdir -p "$mb"
 	cp -r "$src". "$mb/"
 	if ! make -C "$build" M="$mb" CC="ccache gcc" modules >>"$log" 2>&1; then
+		first=$(first_error "$log")
 		record failed $((SECONDS - start))
-		die "$(short "$commit"): guest module $name failed to build: $(first_error "$log")"
+		die "$(short "$commit"): guest module $name failed to build: $first"
 	fi
 	cp "$mb"/*.ko "$out/modules/"
 done

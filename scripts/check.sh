@@ -58,7 +58,7 @@ for c in "${commits[@]}"; do
 		done
 		tests="$p/$f/$s"
 	else
-		verdict=failed why="build: $(grep -m1 -E ': error:|: fatal error:|undefined reference' "$RESULTS/$c/build.log" || echo "see $RESULTS/$c/build.log")"
+		verdict=failed why="build: $(jq -r '.error // empty' "$RESULTS/$c/build.json" 2>/dev/null || echo "see $RESULTS/$c/build.log")"
 	fi
 	[[ $verdict == pass ]] || failed=$((failed + 1))
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \

@@ -122,3 +122,17 @@ take_build_lock() {
 	fi
 	export PAGEALLOC_LOCKED=1
 }
+
+# A commit on PARENT whose only change is FILE's content, taken from SRC
+# (made on a throwaway index, so no checkout is touched); prints its id.
+# usage: commit_with_file PARENT FILE SRC SUBJECT
+commit_with_file() {
+	local idx blob tree
+	idx=$(mktemp)
+	blob=$(kgit hash-object -w "$3")
+	GIT_INDEX_FILE=$idx kgit read-tree "$1"
+	GIT_INDEX_FILE=$idx kgit update-index --cacheinfo "100644,$blob,$2"
+	tree=$(GIT_INDEX_FILE=$idx kgit write-tree)
+	rm -f "$idx"
+	kgit commit-tree "$tree" -p "$1" -m "$4"
+}

@@ -15,12 +15,10 @@ t() { local s; s=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $s
 echo "boot $(t "$TOP/scripts/boot.sh" --force --run "" "$base") s"
 
 # A page_alloc.c-only change: a throwaway commit with one more comment.
-idx=$(mktemp)
-trap 'rm -f "$idx"' EXIT
-blob=$( { kgit show "$base:mm/page_alloc.c"; echo "/* speed.sh $(date +%s) */"; } | kgit hash-object -w --stdin)
-GIT_INDEX_FILE=$idx kgit read-tree "$base"
-GIT_INDEX_FILE=$idx kgit update-index --cacheinfo "100644,$blob,mm/page_alloc.c"
-c=$(GIT_INDEX_FILE=$idx kgit write-tree | xargs -I{} git -C "$KTREE" commit-tree {} -p "$base" -m "speed.sh: touch page_alloc.c")
+src=$(mktemp)
+trap 'rm -f "$src"' EXIT
+{ kgit show "$base:mm/page_alloc.c"; echo "/* speed.sh $(date +%s) */"; } >"$src"
+c=$(commit_with_file "$base" mm/page_alloc.c "$src" "speed.sh: touch page_alloc.c")
 echo "rebuild $(t "$TOP/scripts/build.sh" "$c") s"
 "$TOP/scripts/build.sh" "$base" >/dev/null 2>&1
 

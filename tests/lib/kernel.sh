@@ -14,15 +14,12 @@ set +e
 # usage: plant_commit PARENT SUBJECT SCRIPT   (prints the new commit id)
 # SCRIPT is run in a scratch copy of mm/page_alloc.c as $1 and may edit it.
 plant_commit() {
-	local parent=$1 subject=$2 script=$3 f idx blob
-	f=$(mktemp) idx=$(mktemp)
-	kgit show "$parent:mm/page_alloc.c" >"$f"
-	bash -c "$script" _ "$f" || return 1
-	blob=$(kgit hash-object -w "$f")
-	GIT_INDEX_FILE=$idx kgit read-tree "$parent"
-	GIT_INDEX_FILE=$idx kgit update-index --cacheinfo "100644,$blob,mm/page_alloc.c"
-	GIT_INDEX_FILE=$idx kgit write-tree | xargs -I{} git -C "$KTREE" commit-tree {} -p "$parent" -m "$subject"
-	rm -f "$f" "$idx"
+	local f c
+	f=$(mktemp)
+	kgit show "$1:mm/page_alloc.c" >"$f"
+	bash -c "$3" _ "$f" && c=$(commit_with_file "$1" mm/page_alloc.c "$f" "$2")
+	rm -f "$f"
+	[[ -n ${c:-} ]] && echo "$c"
 }
 
 # usage: plant_patch PARENT SUBJECT DIFF   (prints the new commit id)
