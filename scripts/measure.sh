@@ -2,7 +2,8 @@
 # Measure one commit over a family of K perturbed boots and gather every
 # figure's samples into $RESULTS/<commit>/bench-<set>.json (printed).
 #   deterministic (default): 1 CPU under QEMU -icount shift=0; guest "ns"
-#     are guest instructions, and a boot is repeatable bit for bit.  Boot k
+#     are guest instructions.  Pair figures repeat bit for bit, batch ones
+#     depend on the pcp state boot leaves, which varies slightly.  Boot k
 #     adds an unused command-line word of k letters (pa.pad=a, aa, ...), so
 #     layout luck is sampled the same way for every kernel.
 #   BENCH_MODE=functional: plain TCG (or KVM), wall clock; K repeats.

@@ -11,15 +11,31 @@ export base
 args="init_on_alloc=0 pa.bench=orders=0,2+batches=64+loops=1024"
 export args
 
-# The microbenchmark is repeatable bit for bit.  hackbench is not: two
-# boots of one kernel have differed by up to 6% here (README), which is why
-# every comparison is made over a family of boots.
-ok "two deterministic boots of one kernel give identical microbenchmark figures" '
+# Pair figures repeat bit for bit.  Batch figures need not: the boot logs
+# of two boots have diverged by one guest instruction before /init (QEMU's
+# icount without record/replay does not pin every interrupt), which leaves
+# the pcp lists a few pages different when pa_bench starts, and a batch
+# that crosses a refill boundary then costs more (alloc-o2-batch64: 496 in
+# 12 of 16 boots, 502 or 506 in the others).  hackbench is not repeatable
+# at all (README).  Hence every comparison is made over a family of boots.
+# close A.json B.json: same figures, pair ones equal, the rest within 3%.
+close() {
+	jq -e -n --slurpfile a "$1" --slurpfile b "$2" '
+		$a[0].figures as $x | $b[0].figures as $y |
+		($x | keys) == ($y | keys) and ($x | length) > 5 and
+		all($x | to_entries[]; .key as $k | (.value - $y[$k]) as $d |
+			if ($k | test("-pair-")) then $d == 0
+			else ((if $d < 0 then -$d else $d end) <= 0.03 * .value) end)'
+}
+
+ok "two deterministic boots of one kernel repeat pair figures exactly, batch ones within 3%" '
 	d1=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
 	figures.sh "$d1" >/dev/null && cp "$d1/figures.json" one.json &&
 	d2=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
-	figures.sh "$d2" >/dev/null && jq -e ".figures | length > 5" one.json &&
-	diff one.json "$d2/figures.json"
+	figures.sh "$d2" >/dev/null && cp "$d2/figures.json" two.json &&
+	{ diff one.json two.json || true; } && close one.json two.json &&
+	jq ".figures[\"alloc-o0-pair-z0\"] += 1" one.json >off.json &&
+	must_fail close one.json off.json
 '
 
 # Two boots per set, the same perturbations for both sets.
