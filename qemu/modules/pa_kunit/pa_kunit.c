@@ -28,6 +28,7 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -39,6 +40,7 @@
 #include <linux/kmsg_dump.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
+#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
@@ -48,6 +50,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -2603,6 +2606,82 @@ static void pagealloc_series_concurrent_refill_and_drain_balance(struct kunit *t
 			    s.zone->name, rounds, allocs);
 }
 
+/*
+ * alloc_pages() goes straight to the local node when the task has no
+ * policy of its own (series: alloc-pages-local-without-policy).  A task
+ * policy must still steer it, and __GFP_THISNODE and interrupt context
+ * (here: bottom halves disabled) must still ignore that policy.
+ */
+struct pa_policy_nids {
+	int plain;	/* GFP_KERNEL */
+	int thisnode;	/* GFP_KERNEL | __GFP_THISNODE */
+	int bh;		/* GFP_ATOMIC with bottom halves disabled */
+};
+
+static int pa_alloc_nid(gfp_t gfp)
+{
+	struct page *page = alloc_pages(gfp, 0);
+	int nid;
+
+	if (!page)
+		return NUMA_NO_NODE;
+	nid = page_to_nid(page);
+	__free_pages(page, 0);
+	return nid;
+}
+
+static void pa_alloc_under_policy(struct mempolicy *pol, struct pa_policy_nids *r)
+{
+	struct mempolicy *old;
+
+	task_lock(current);
+	old = current->mempolicy;
+	current->mempolicy = pol;
+	task_unlock(current);
+
+	r->plain = pa_alloc_nid(GFP_KERNEL);
+	r->thisnode = pa_alloc_nid(GFP_KERNEL | __GFP_THISNODE);
+	local_bh_disable();
+	r->bh = pa_alloc_nid(GFP_ATOMIC);
+	local_bh_enable();
+
+	task_lock(current);
+	current->mempolicy = old;
+	task_unlock(current);
+}
+
+static void pagealloc_series_task_policy_still_steers_alloc_pages(struct kunit *test)
+{
+	struct mempolicy pol = {
+		.refcnt = ATOMIC_INIT(1),
+		.mode = MPOL_PREFERRED,
+		.home_node = NUMA_NO_NODE,
+	};
+	struct pa_policy_nids r;
+	int local, other = NUMA_NO_NODE, nid;
+
+	migrate_disable();
+	local = numa_node_id();
+	for_each_node_state(nid, N_MEMORY)
+		if (nid != local && pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+			other = nid;
+	if (other == NUMA_NO_NODE ||
+	    !pa_zone_roomy(pa_top_zone(local, ZONE_NORMAL), ZONE_NORMAL)) {
+		migrate_enable();
+		kunit_skip(test, "needs two nodes with free memory to spare");
+	}
+	node_set(other, pol.nodes);
+	pa_alloc_under_policy(&pol, &r);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, r.plain, other,
+			    "alloc_pages() under a policy preferring node %d", other);
+	KUNIT_EXPECT_EQ_MSG(test, r.thisnode, local,
+			    "alloc_pages(__GFP_THISNODE) must ignore the task policy");
+	KUNIT_EXPECT_EQ_MSG(test, r.bh, local,
+			    "alloc_pages() in interrupt context must ignore the task policy");
+}
+
 static struct kunit_case pagealloc_series_cases[] = {
 	KUNIT_CASE(pagealloc_series_low_orders_never_fail),
 	KUNIT_CASE(pagealloc_series_bulk_never_fails),
@@ -2612,6 +2691,7 @@ static struct kunit_case pagealloc_series_cases[] = {
 	KUNIT_CASE(pagealloc_series_pcp_trims_keep_free_count_exact),
 	KUNIT_CASE(pagealloc_series_pcp_drain_frees_exactly_the_list),
 	KUNIT_CASE(pagealloc_series_concurrent_refill_and_drain_balance),
+	KUNIT_CASE(pagealloc_series_task_policy_still_steers_alloc_pages),
 	{}
 };
 
