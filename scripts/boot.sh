@@ -15,12 +15,13 @@ usage: boot.sh [options] REV
   --timeout SECS     hang limit (default 600)
   --out DIR          result directory
   --force            boot even if a cached result exists
+  --gdb PORT         start halted, gdb stub on PORT; never cached
 Prints the result directory; its verdict.json holds the verdict (pass,
 failed, hang, infra).  Exit status 0 only for pass.
 USAGE
 }
 
-mode=functional run=kunit append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0
+mode=functional run=kunit append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0 gdb=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--mode) mode=$2; shift 2 ;;
@@ -29,6 +30,7 @@ while [[ $# -gt 0 ]]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--force) force=1; shift ;;
+	--gdb) gdb=$2; force=1; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage >&2; exit 2 ;;
 	*) break ;;
@@ -83,6 +85,10 @@ deterministic)
 *) die "--mode: '$mode' is neither functional nor deterministic" ;;
 esac
 
+# A debugger decides when the guest runs, so nothing of it is repeatable
+# enough to cache; the stub is added after the cache key is made.
+[[ -z $gdb ]] || [[ -n $out ]] || die "--gdb needs --out: a stepped boot is no result"
+
 initrd_base=$("$TOP/qemu/mkinitramfs.sh")
 # Only the modules the asked steps load go into the guest (and into the
 # cache key), so a change to the test module does not void benchmark runs.
@@ -119,6 +125,7 @@ echo "$cmdline" >"$tmp/cmdline"
 
 say "$(short "$commit"): booting ($mode, run=$run, limit ${timeout}s)"
 start=$(date +%s.%N)
+[[ -z $gdb ]] || qemu+=(-gdb "tcp:127.0.0.1:$gdb" -S)
 set +e
 timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
 	-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \

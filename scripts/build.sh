@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build one commit of the kernel tree with the guest config and the guest
 # modules, and record what the check table needs under $RESULTS/<commit>/:
-#   build.log  bzImage  modules/*.ko  build.json  warnings.txt  build.key
+#   build.log  bzImage  System.map  modules/*.ko  build.json  warnings.txt
+#   build.key
 # usage: build.sh REV        (REV=HEAD builds what is checked out, for bisect)
 . "$(dirname "$0")/lib.sh"
 
@@ -71,6 +72,8 @@ nwarn=$(wc -l <"$out/warnings.txt")
 pa_text=$(size "$build/mm/page_alloc.o" | awk 'NR == 2 {print $1}')
 vm_text=$(size "$build/vmlinux" | awk 'NR == 2 {print $1}')
 cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
+# Symbols for step-fastpath.sh, which has no vmlinux to read them from.
+cp "$build/System.map" "$out/System.map"
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"

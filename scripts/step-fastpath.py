@@ -1,0 +1,82 @@
+# gdb script for step-fastpath.sh: single-step one call of each function
+# named in STEP_FUNCS inside pa_bench's pair loop and count the guest
+# instructions it executes, by function.  Symbols come from the build's
+# System.map, so no vmlinux with debug info is needed.
+import bisect
+import os
+import time
+
+import gdb
+
+sysmap, outdir, port = os.environ["STEP_SYSMAP"], os.environ["STEP_OUT"], os.environ["STEP_PORT"]
+skip = int(os.environ.get("STEP_SKIP", "300"))
+funcs = os.environ.get("STEP_FUNCS", "alloc_pages __free_pages").split()
+limit = 50000  # steps; a call that does not return by then is reported as such
+
+addrs, names, by_name = [], [], {}
+with open(sysmap) as f:
+    for line in f:
+        a, t, n = line.split()[:3]
+        if t in "tTwW":
+            addrs.append(int(a, 16))
+            names.append(n)
+            by_name[n] = int(a, 16)
+order = sorted(range(len(addrs)), key=addrs.__getitem__)
+addrs = [addrs[i] for i in order]
+names = [names[i] for i in order]
+
+
+def sym(pc):
+    i = bisect.bisect_right(addrs, pc) - 1
+    return names[i] if i >= 0 else hex(pc)
+
+
+def reg(name):
+    return int(gdb.parse_and_eval("$" + name)) & (2**64 - 1)
+
+
+gdb.execute("set pagination off")
+gdb.execute("set confirm off")
+for attempt in range(50):
+    try:
+        gdb.execute("target remote 127.0.0.1:" + port, to_string=True)
+        break
+    except gdb.error:
+        time.sleep(0.2)
+else:
+    raise SystemExit("step-fastpath: no gdb stub on port " + port)
+
+
+def run_to(name, ignore):
+    if name not in by_name:
+        raise SystemExit("step-fastpath: %s is not in System.map" % name)
+    bp = gdb.Breakpoint("*%#x" % by_name[name], internal=True)
+    bp.ignore_count = ignore
+    gdb.execute("continue", to_string=True)
+    bp.delete()
+
+
+# Past module loading, the next calls come from pa_bench: skip the
+# warm-up so that the pcp lists are in their steady state.
+run_to("do_init_module", 0)
+for fn in funcs:
+    run_to(fn, skip)
+    sp0 = reg("rsp")
+    counts, trace, n = {}, [], 0
+    while n < limit:
+        pc = reg("rip")
+        s = sym(pc)
+        counts[s] = counts.get(s, 0) + 1
+        insn = gdb.execute("x/i $pc", to_string=True).split(":", 1)[-1].strip()
+        trace.append("%s+%#x: %s" % (s, pc - by_name.get(s, pc), insn))
+        gdb.execute("stepi", to_string=True)
+        n += 1
+        if reg("rsp") > sp0:  # the call returned
+            break
+    with open(os.path.join(outdir, "steps-%s.txt" % fn), "w") as f:
+        f.write("%s: %d instructions%s\n" % (fn, n, "" if n < limit else " (did not return)"))
+        for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            f.write("%7d  %s\n" % (v, k))
+        f.write("\n")
+        f.write("\n".join(trace) + "\n")
+gdb.execute("kill")

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# step-fastpath.sh counts what make bench measures: the guest instructions
+# it single-steps in one order-0 alloc_pages() and __free_pages() of a
+# kernel agree with pa_bench's pair figures for that kernel, and its counts
+# by function add up and name the allocator's own functions.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/kernel.sh"
+
+base=$(kgit rev-parse "$(base_tag)^{commit}")
+export base out
+"$T_TOP/scripts/build.sh" "$base" >/dev/null 2>&1 || skip_all "the base does not build"
+out=$(result_dir "$base")
+
+# total FILE: the count on the first line; summed FILE: the sum of the rest.
+total() { awk 'NR == 1 { print $2; exit }' "$1"; }
+summed() { awk 'NR > 1 && NF == 2 { s += $1 } NF == 0 { exit } END { print s }' "$1"; }
+# within A B PERCENT: A and B differ by at most PERCENT of B.
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
+
+ok "one stepped allocation and free count what pa_bench's pair figures say, within 3%" '
+	step-fastpath.sh "$base" &&
+	d=$(boot.sh --mode deterministic --run bench \
+		--append "init_on_alloc=0 pa.bench=orders=0+batches=0+loops=1024" "$base") &&
+	figures.sh "$d" >/dev/null &&
+	a=$(jq ".figures[\"alloc-o0-pair-z0\"]" "$d/figures.json") &&
+	f=$(jq ".figures[\"free-o0-pair-z0\"]" "$d/figures.json") &&
+	sa=$(total "$out/steps-alloc_pages.txt") && sf=$(total "$out/steps-__free_pages.txt") &&
+	note "alloc: stepped $sa, pa_bench $a; free: stepped $sf, pa_bench $f" &&
+	within "$sa" "$a" 3 && within "$sf" "$f" 3
+'
+
+ok "the counts by function add up to the total and name the allocator" '
+	for fn in alloc_pages __free_pages; do
+		s=$out/steps-$fn.txt
+		test "$(summed "$s")" -eq "$(total "$s")" || exit 1
+	done &&
+	grep -qw get_page_from_freelist "$out/steps-alloc_pages.txt" &&
+	grep -qw free_unref_page "$out/steps-__free_pages.txt" &&
+	must_fail within 300 400 3
+'
+done_testing
