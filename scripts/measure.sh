@@ -25,14 +25,17 @@ args=${BENCH_ARGS:-}
 pad_char=${BENCH_PAD_CHAR:-a}
 rev=${1:?usage: measure.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-set_key=$(echo "$K $mode $steps $append $args $pad_char" | sha1sum | cut -c1-8)
+"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") does not build"
+# The results directory belongs to the tree, which outlives a change of
+# config or guest modules: the build's key keeps such a rebuild from being
+# served the old kernel's figures.
+set_key=$( { echo "$K $mode $steps $append $args $pad_char"; cat "$(result_dir "$c")/build.key"; } |
+	sha1sum | cut -c1-8)
 out=$(result_dir "$c")/bench-$set_key.json
 if [[ -f $out ]]; then
 	echo "$out"
 	exit 0
 fi
-
-"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") does not build"
 figs=()
 pad=''
 for ((k = 1; k <= K; k++)); do
