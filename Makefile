@@ -4,10 +4,12 @@
 #   make bench [REVS=…]        measure every commit, compare with the base
 #   make bisect GOOD=… BAD=… METRIC=… [THRESHOLD=…]   find a regression
 #   make mail [REROLL=N]       the series as mail files, with b4
+#   make step REV=…            one order-0 alloc and free single-stepped: instructions by function
+#   make figures [NAMES=…]     rewrite each changelog's measured figures, then replay
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export build boot check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export build boot step figures check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -30,6 +32,12 @@ build: deps
 
 boot: deps
 	@$(S)/boot.sh $(if $(RUN),--run $(RUN)) $(if $(MODE),--mode $(MODE)) $(or $(REV),$(error REV=<commit> is required))
+
+step: deps
+	@$(S)/step-fastpath.sh $(or $(REV),$(error REV=<commit> is required))
+
+figures: deps
+	@$(S)/refresh-figures.sh $(NAMES) && $(S)/replay.sh
 
 check: deps
 	@$(S)/check.sh $(REVS)
