@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make figures: the measured part of a changelog is rewritten from the
+# measurements (make bench's cache, make step, the build's text size), the
+# rest of the message is kept, a rerun changes nothing, and a message with
+# nothing to refresh is refused by name.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/kernel.sh"
+
+[[ -f $RESULTS/bench-latest.txt ]] || skip_all "no make bench results yet"
+# A copy of the series files, so that the repository's are not touched.
+export SERIES_DIR=$T_SCRATCH/series
+mkdir -p "$SERIES_DIR"
+cp -r "$T_TOP/series.txt" "$T_TOP/commit-msgs" "$T_TOP/patches" "$SERIES_DIR/"
+name=$(series_names | tail -n1)
+msg=$SERIES_DIR/commit-msgs/$name
+export name msg
+
+ok "the last patch's figures are rewritten from what was measured, the rest kept" '
+	sed -i "/^Measured with .make bench./,/^Signed-off-by:/{/^Signed-off-by:/!d}" "$msg" &&
+	sed -i "/^Signed-off-by:/i @FIGURES@\n" "$msg" && grep -qx @FIGURES@ "$msg" &&
+	head -n3 "$msg" >head.before &&
+	refresh-figures.sh "$name" && cat "$msg" &&
+	head -n3 "$msg" | cmp - head.before &&
+	c=$(kgit rev-parse "$BRANCH") && out=$(result_dir "$c") && pout=$(result_dir "$c^") &&
+	grep -q "alloc-o0-pair-z0" "$msg" &&
+	grep -qx "mm/page_alloc.o text (guest config): $(jq .page_alloc_text "$pout/build.json") -> $(jq .page_alloc_text "$out/build.json") bytes (.*)." "$msg" &&
+	a=$(awk "NR == 1 { print \$2 }" "$out/steps-alloc_pages.txt") &&
+	grep -q -- "-> $a and" "$msg" &&
+	tail -n1 "$msg" | grep -q "^Signed-off-by:" && ! grep -q @FIGURES@ "$msg"
+'
+
+ok "a second run gives the same message" '
+	cp "$msg" once && refresh-figures.sh "$name" && cmp once "$msg"
+'
+
+ok "a message with no figures to refresh is refused by name" '
+	sed -i "/^Measured with .make bench./,/^Signed-off-by:/{/^Signed-off-by:/!d}" "$msg" &&
+	must_fail refresh-figures.sh "$name" && grep -q "commit-msgs/$name has no figures" fail.out
+'
+# Give the kernel tree back the branch the repository's files make.
+SERIES_DIR=$T_TOP "$T_TOP/scripts/replay.sh" >/dev/null 2>&1 || note "replay of the repository's series failed"
+done_testing
