@@ -8,9 +8,9 @@
 . "$(dirname "$0")/lib/kernel.sh"
 
 base=$(kgit rev-parse "$(base_tag)^{commit}")
-export base out
+export base bdir
 "$T_TOP/scripts/build.sh" "$base" >/dev/null 2>&1 || skip_all "the base does not build"
-out=$(result_dir "$base")
+bdir=$(result_dir "$base")
 
 # total FILE: the count on the first line; summed FILE: the sum of the rest.
 total() { awk 'NR == 1 { print $2; exit }' "$1"; }
@@ -25,18 +25,18 @@ ok "one stepped allocation and free count what pa_bench's pair figures say, with
 	figures.sh "$d" >/dev/null &&
 	a=$(jq ".figures[\"alloc-o0-pair-z0\"]" "$d/figures.json") &&
 	f=$(jq ".figures[\"free-o0-pair-z0\"]" "$d/figures.json") &&
-	sa=$(total "$out/steps-alloc_pages.txt") && sf=$(total "$out/steps-__free_pages.txt") &&
+	sa=$(total "$bdir/steps-alloc_pages.txt") && sf=$(total "$bdir/steps-__free_pages.txt") &&
 	note "alloc: stepped $sa, pa_bench $a; free: stepped $sf, pa_bench $f" &&
 	within "$sa" "$a" 3 && within "$sf" "$f" 3
 '
 
 ok "the counts by function add up to the total and name the allocator" '
 	for fn in alloc_pages __free_pages; do
-		s=$out/steps-$fn.txt
+		s=$bdir/steps-$fn.txt
 		test "$(summed "$s")" -eq "$(total "$s")" || exit 1
 	done &&
-	grep -qw get_page_from_freelist "$out/steps-alloc_pages.txt" &&
-	grep -qw free_unref_page "$out/steps-__free_pages.txt" &&
+	grep -qw get_page_from_freelist "$bdir/steps-alloc_pages.txt" &&
+	grep -qw free_unref_page "$bdir/steps-__free_pages.txt" &&
 	must_fail within 300 400 3
 '
 done_testing

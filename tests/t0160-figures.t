@@ -22,10 +22,10 @@ ok "the last patch's figures are rewritten from what was measured, the rest kept
 	head -n3 "$msg" >head.before &&
 	refresh-figures.sh "$name" && cat "$msg" &&
 	head -n3 "$msg" | cmp - head.before &&
-	c=$(kgit rev-parse "$BRANCH") && out=$(result_dir "$c") && pout=$(result_dir "$c^") &&
+	c=$(kgit rev-parse "$BRANCH") && rdir=$(result_dir "$c") && prdir=$(result_dir "$c^") &&
 	grep -q "alloc-o0-pair-z0" "$msg" &&
-	grep -qx "mm/page_alloc.o text (guest config): $(jq .page_alloc_text "$pout/build.json") -> $(jq .page_alloc_text "$out/build.json") bytes (.*)." "$msg" &&
-	a=$(awk "NR == 1 { print \$2 }" "$out/steps-alloc_pages.txt") &&
+	grep -qx "mm/page_alloc.o text (guest config): $(jq .page_alloc_text "$prdir/build.json") -> $(jq .page_alloc_text "$rdir/build.json") bytes (.*)." "$msg" &&
+	a=$(awk "NR == 1 { print \$2 }" "$rdir/steps-alloc_pages.txt") &&
 	grep -q -- "-> $a and" "$msg" &&
 	tail -n1 "$msg" | grep -q "^Signed-off-by:" && ! grep -q @FIGURES@ "$msg"
 '
