@@ -47,6 +47,9 @@ mm/page_alloc.o text (guest config): $t0 -> $t1 bytes ($((t1 - t0))).
 TEXT
 }
 
+for want in "$@"; do
+	[[ " ${names[*]} " == *" $want "* ]] || die "no patch named '$want' in series.txt"
+done
 for i in "${!names[@]}"; do
 	name=${names[$i]}
 	[[ $# -eq 0 || " $* " == *" $name "* ]] || continue
