@@ -8,6 +8,8 @@
 usage() {
 	cat <<USAGE
 usage: boot.sh [options] REV
+  REV: a commit (built first if need be), "debian" (Debian's own binary
+  kernel of the imported version), or a directory holding a bzImage
   --mode functional|deterministic   2 CPUs, plain TCG (KVM if present), or
                                     1 CPU under -icount shift=0 (repeatable)
   --run STEPS        guest steps, comma separated (kunit,bench,hackbench,tbench)
@@ -37,9 +39,8 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 rev=${1:?$(usage)}
-commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-built=$(result_dir "$commit")
-[[ -f $built/bzImage ]] || die "$(short "$commit") is not built; run 'scripts/build.sh $rev'"
+resolve_kernel "$rev"
+built=$K_DIR
 
 # /dev/kvm can exist and still fail at the first vCPU run (nested or
 # sandboxed hosts); a firmware-only probe that survives 3 s says it works.
@@ -104,7 +105,7 @@ out=${out:-$built/boot-$mode-$key}
 # An infrastructure failure says nothing about the kernel: boot again.
 if [[ $force -eq 0 && -f $out/verdict.json && $(jq -r .verdict "$out/verdict.json") != infra ]]; then
 	v=$(jq -r .verdict "$out/verdict.json")
-	say "$(short "$commit"): $mode boot cached: $v ($out)"
+	say "$K_NAME: $mode boot cached: $v ($out)"
 	echo "$out"
 	[[ $v == pass ]]
 	exit
@@ -123,7 +124,7 @@ mkdir -p "$tmp/mods/lib/pa"
 (cd "$tmp/mods" && find . | cpio -o -H newc --quiet | gzip) | cat "$initrd_base" - >"$tmp/initrd"
 echo "$cmdline" >"$tmp/cmdline"
 
-say "$(short "$commit"): booting ($mode, run=$run, limit ${timeout}s)"
+say "$K_NAME: booting ($mode, run=$run, limit ${timeout}s)"
 start=$(date +%s.%N)
 [[ -z $gdb ]] || qemu+=(-gdb "tcp:127.0.0.1:$gdb" -S)
 set +e
@@ -141,6 +142,6 @@ rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT
 reason=$(jq -r .reason "$out/verdict.json")
-say "$(short "$commit"): $v in ${secs}s${reason:+: $reason}"
+say "$K_NAME: $v in ${secs}s${reason:+: $reason}"
 echo "$out"
 [[ $v == pass ]]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build one commit of the kernel tree with the guest config and the guest
-# modules, and record what the check table needs under $RESULTS/<commit>/:
+# Build one commit of the kernel tree with the $KFLAVOR config (lib.sh) and
+# the guest modules, and record what the check table needs under
+# $RESULTS/<commit>/:
 #   build.log  bzImage  System.map  modules/*.ko  build.json  warnings.txt
 #   build.key
 # usage: build.sh REV        (REV=HEAD builds what is checked out, for bisect)
@@ -9,9 +10,20 @@
 rev=${1:?usage: build.sh REV}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
 out=$(result_dir "$commit")
+# The inputs of the config: the check kernel's fragments, or the bench
+# kernel's fragment over Debian's config.
+case $KFLAVOR in
+check) config_inputs=("$TOP"/qemu/config/*.config) ;;
+bench)
+	deb=$("$TOP/scripts/fetch-debian.sh") ||
+		die "the bench kernel's config comes from Debian's binary package, which could not be fetched"
+	config_inputs=("$TOP/qemu/bench.config" "$deb/config") ;;
+esac
 # One build directory per config, so a config change does not throw away
 # the incremental state of the previous one.
-build=${BUILD_DIR:-$WORK/build/guest-$(cat "$TOP"/qemu/config/*.config | sha1sum | cut -c1-8)}
+dirname=guest
+[[ $KFLAVOR == check ]] || dirname=bench
+build=${BUILD_DIR:-$WORK/build/$dirname-$(cat "${config_inputs[@]}" | sha1sum | cut -c1-8)}
 export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
 # A fixed build identity keeps init/version.o (and ccache hits) stable.
 export KBUILD_BUILD_USER=pagealloc KBUILD_BUILD_HOST=qemu
@@ -19,7 +31,7 @@ export KBUILD_BUILD_TIMESTAMP=$GIT_COMMITTER_DATE
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Anything that changes the built artefacts invalidates the cached build.
-key=$( { kgit rev-parse "$commit^{tree}"; cat "$TOP"/qemu/config/*.config "$TOP"/scripts/build.sh;
+key=$( { kgit rev-parse "$commit^{tree}"; cat "${config_inputs[@]}" "$TOP"/scripts/build.sh;
 	find "$TOP/qemu/modules" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
 if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"
@@ -56,9 +68,17 @@ say "$(short "$commit"): configuring"
 say "$(short "$commit"): building in $build (log: $log)"
 start=$SECONDS
 kmake() { make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "$@"; }
-# 'modules' writes Module.symvers, without which modpost cannot check the
-# symbols the guest modules use.
-if ! { kmake bzImage && kmake modules && kmake modules_prepare; } >"$log" 2>&1; then
+# The check kernel's 'modules' writes Module.symvers, without which modpost
+# cannot check the symbols the guest modules use.  Debian's config has
+# thousands of modules and the bench kernel needs none of them: vmlinux's
+# own export list stands in.
+symvers() {
+	case $KFLAVOR in
+	check) kmake modules ;;
+	bench) cp "$build/vmlinux.symvers" "$build/Module.symvers" ;;
+	esac
+}
+if ! { kmake bzImage && symvers && kmake modules_prepare; } >"$log" 2>&1; then
 	first=$(first_error "$log")
 	nwarn=$(grep -c ': warning:' "$log" || true)
 	record failed $((SECONDS - start))
@@ -77,10 +97,13 @@ cp "$build/System.map" "$out/System.map"
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"
-for src in "$TOP"/qemu/modules/*/; do
+# The bench kernel has no KUnit: it runs the benchmark module only.
+mods=("$TOP"/qemu/modules/*/)
+[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/")
+for src in "${mods[@]}"; do
 	[[ -d $src ]] || continue
 	name=$(basename "$src")
-	mb=$WORK/modbuild/$name
+	mb=$WORK/modbuild/$KFLAVOR-$name
 	rm -rf "$mb"
 	mkdir -p "$mb"
 	cp -r "$src". "$mb/"

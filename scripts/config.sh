@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Write the guest kernel .config into a build directory: allnoconfig plus
-# the fragments under qemu/config/, then check that every requested value
-# survived Kconfig's dependency resolution.
+# Write the kernel .config of $KFLAVOR into a build directory, then check
+# that every requested value survived Kconfig's dependency resolution.
+#   check: allnoconfig plus the fragments under qemu/config/
+#   bench: Debian's own config of the imported version (from the binary
+#          package, fetch-debian.sh) with qemu/bench.config on top
 # usage: config.sh BUILD_DIR
 . "$(dirname "$0")/lib.sh"
 
 build=${1:?usage: config.sh BUILD_DIR}
 mkdir -p "$build"
 frag=$build/fragments.config
-cat "$TOP"/qemu/config/*.config > "$frag"
-make -s -C "$KTREE" O="$build" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null
+case $KFLAVOR in
+check)
+	cat "$TOP"/qemu/config/*.config >"$frag"
+	make -s -C "$KTREE" O="$build" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null ;;
+bench)
+	cp "$TOP/qemu/bench.config" "$frag"
+	deb=$("$TOP/scripts/fetch-debian.sh") || die "Debian's config comes with its binary kernel, which could not be fetched"
+	# Debian's lines for the symbols the fragment sets go; the fragment's
+	# come after, and olddefconfig resolves what follows from them.
+	syms=$(grep -oE 'CONFIG_[A-Za-z0-9_]+' "$frag" | sort -u | paste -sd'|' -)
+	grep -vE "^(# )?($syms)[= ]" "$deb/config" >"$build/.config"
+	cat "$frag" >>"$build/.config"
+	make -s -C "$KTREE" O="$build" olddefconfig >/dev/null ;;
+esac
 
 lost=0
 while IFS= read -r line; do
@@ -23,5 +37,5 @@ while IFS= read -r line; do
 	[[ $want == "$got" ]] && continue
 	say "asked for '$want', Kconfig gave '$got'"
 	lost=1
-done < "$frag"
-[[ $lost -eq 0 ]] || die "the fragments under qemu/config/ ask for values Kconfig cannot give (see above)"
+done <"$frag"
+[[ $lost -eq 0 ]] || die "the $KFLAVOR config fragments ask for values Kconfig cannot give (see above)"

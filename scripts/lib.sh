@@ -6,7 +6,18 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
 KTREE=${KTREE:-$WORK/linux}
-RESULTS=${RESULTS:-$WORK/results}
+# Two kernels per commit, two jobs.  The check kernel (allnoconfig plus
+# qemu/config/*.config) is small and carries the test options; the bench
+# kernel (Debian's own config plus qemu/bench.config) runs the allocator
+# code Debian ships.  Scripts that measure set DEFAULT_KFLAVOR=bench before
+# sourcing this file; KFLAVOR overrides either, and reaches the scripts
+# they call.
+export KFLAVOR=${KFLAVOR:-${DEFAULT_KFLAVOR:-check}}
+case $KFLAVOR in
+check) RESULTS=${RESULTS:-$WORK/results} ;;
+bench) RESULTS=${RESULTS:-$WORK/results-bench} ;;
+*) printf '%s: error: KFLAVOR=%s: neither check nor bench\n' "$(basename "$0")" "$KFLAVOR" >&2; exit 1 ;;
+esac
 SERIES_DIR=${SERIES_DIR:-$TOP}
 BRANCH=${BRANCH:-series}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
@@ -68,6 +79,27 @@ result_dir() {
 }
 
 short() { git -C "$KTREE" rev-parse --short=12 "$1"; }
+
+# A kernel to boot or measure, into K_DIR (its result directory: bzImage,
+# modules/, build.json, build.key, System.map) and K_NAME (for messages):
+# a commit of $KTREE, built with the $KFLAVOR config if need be; "debian",
+# Debian's own binary of the imported version; or a directory that holds
+# a bzImage already.
+resolve_kernel() {
+	local c
+	if [[ $1 == debian ]]; then
+		K_DIR=$("$TOP/scripts/debian-kernel.sh") || die "Debian's kernel could not be prepared"
+		K_NAME=debian
+	elif [[ -f $1/bzImage ]]; then
+		K_DIR=$(cd "$1" && pwd)
+		K_NAME=$(basename "$K_DIR")
+	else
+		c=$(kgit rev-parse --verify -q "$1^{commit}") || die "$1: no such commit in $KTREE"
+		"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") does not build"
+		K_DIR=$(result_dir "$c")
+		K_NAME=$(short "$c")
+	fi
+}
 
 # Print a progress line that says how far along a long loop is.
 progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }

@@ -10,7 +10,10 @@
 # Settings: BENCH_K (5), BENCH_MODE, BENCH_STEPS (bench,hackbench,tbench),
 # BENCH_APPEND (kernel arguments), BENCH_ARGS (pa_bench module parameters,
 # joined with '+'), BENCH_PAD_CHAR (a).  A set already measured is not measured again.
+# REV is a commit, measured on its bench kernel (KFLAVOR=check: its check
+# kernel), or "debian", Debian's own binary kernel.
 # usage: measure.sh REV
+DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 K=${BENCH_K:-5}
@@ -24,14 +27,13 @@ args=${BENCH_ARGS:-}
 # independent family of boots of the same kernel.
 pad_char=${BENCH_PAD_CHAR:-a}
 rev=${1:?usage: measure.sh REV}
-c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") does not build"
+resolve_kernel "$rev"
 # The results directory belongs to the tree, which outlives a change of
 # config or guest modules: the build's key keeps such a rebuild from being
 # served the old kernel's figures.
-set_key=$( { echo "$K $mode $steps $append $args $pad_char"; cat "$(result_dir "$c")/build.key"; } |
+set_key=$( { echo "$K $mode $steps $append $args $pad_char"; cat "$K_DIR/build.key"; } |
 	sha1sum | cut -c1-8)
-out=$(result_dir "$c")/bench-$set_key.json
+out=$K_DIR/bench-$set_key.json
 if [[ -f $out ]]; then
 	echo "$out"
 	exit 0
@@ -40,14 +42,14 @@ figs=()
 pad=''
 for ((k = 1; k <= K; k++)); do
 	pad+=$pad_char
-	progress "$k" "$K" "measure $(short "$c") ($mode, $append pa.pad=$pad)"
+	progress "$k" "$K" "measure $K_NAME ($mode, $append pa.pad=$pad)"
 	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" \
-		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$c") ||
-		die "$(short "$c"): benchmark boot $k: $(jq -r .reason "$d/verdict.json" 2>/dev/null)"
+		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$K_DIR") ||
+		die "$K_NAME: benchmark boot $k: $(jq -r .reason "$d/verdict.json" 2>/dev/null)"
 	"$TOP/scripts/figures.sh" "$d" >/dev/null
 	figs+=("$d/figures.json")
 done
-jq -s --arg mode "$mode" --arg append "$append" --arg args "$args" --arg commit "$c" \
+jq -s --arg mode "$mode" --arg append "$append" --arg args "$args" --arg commit "$K_NAME" \
 	'{commit: $commit, mode: $mode, append: $append, bench_args: $args, runs: length,
 	  units: .[0].units,
 	  samples: (map(.figures | to_entries) | add | group_by(.key)

@@ -4,13 +4,15 @@
 # single-steps one alloc_pages() and one __free_pages() call and counts
 # guest instructions by function (the same unit as make bench's figures).
 # Writes $RESULTS/<commit>/steps-<function>.txt: counts, then the trace.
+# REV is a commit (its bench kernel unless KFLAVOR=check) or "debian",
+# Debian's own binary, with the symbols its booted kernel reports.
 # usage: step-fastpath.sh REV      (STEP_FUNCS, STEP_SKIP override)
+DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 rev=${1:?usage: step-fastpath.sh REV}
-commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
-out=$(result_dir "$commit")
-"$TOP/scripts/build.sh" "$commit" >/dev/null || die "$(short "$commit") does not build"
+resolve_kernel "$rev"
+out=$K_DIR
 funcs=${STEP_FUNCS:-alloc_pages __free_pages}
 show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 # The count belongs to one build and one request: keep it until either changes.
@@ -24,11 +26,11 @@ command -v gdb >/dev/null || die "gdb is missing; run 'make deps'"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 port=$((20000 + $$ % 20000))
-say "$(short "$commit"): stepping $funcs (gdb on port $port)"
+say "$K_NAME: stepping $funcs (gdb on port $port)"
 # Many loops, so that the pair loop is still running when the breakpoints hit.
 "$TOP/scripts/boot.sh" --mode deterministic --run bench --gdb "$port" --out "$tmp/boot" \
 	--append "nokaslr init_on_alloc=0 pa.bench=orders=0+batches=0+loops=1000000" \
-	"$commit" >/dev/null 2>&1 &
+	"$out" >/dev/null 2>&1 &
 boot=$!
 STEP_FUNCS=$funcs STEP_SYSMAP=$out/System.map STEP_OUT=$tmp STEP_PORT=$port \
 	timeout 600 gdb -q -batch -nx -x "$TOP/scripts/step-fastpath.py" >"$tmp/gdb.log" 2>&1
@@ -37,7 +39,7 @@ kill "$boot" 2>/dev/null || true
 wait "$boot" 2>/dev/null || true
 for f in $funcs; do
 	[[ $status -eq 0 && -f $tmp/steps-$f.txt ]] ||
-		die "$(short "$commit"): stepping $f failed: $(grep -m1 -E 'step-fastpath:|Error|error' "$tmp/gdb.log" || tail -n1 "$tmp/gdb.log")"
+		die "$K_NAME: stepping $f failed: $(grep -m1 -E 'step-fastpath:|Error|error' "$tmp/gdb.log" || tail -n1 "$tmp/gdb.log")"
 done
 mv "$tmp"/steps-*.txt "$out/"
 echo "$key" >"$out/steps.key"
