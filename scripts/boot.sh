@@ -73,12 +73,17 @@ functional)
 deterministic)
 	# shellcheck disable=SC2054
 	qemu+=(-smp 1 -icount shift=0,sleep=off -rtc base=2020-01-01T00:00:00,clock=vm)
+	# The CPU model: 'max' is every feature TCG has (ERMS, so the
+	# clear_page() a current machine gets) and no CPU bug it would have to
+	# mitigate but Spectre v1/v2, as on a current AMD or Intel machine;
+	# the named models lack the ARCH_CAPABILITIES bits under TCG, so an
+	# Icelake gets PTI and MDS buffer clearing that no real Icelake runs.
+	# The guest records what the kernel chose (PA-CPU, PA-VULN lines).
 	# QEMU 7.2 under icount can corrupt EFLAGS in its cmpxchg16b helper
 	# (seen: a bogus single-step #DB right after SLUB's cmpxchg_double in
 	# an unpatched kernel).  Without cx16 SLUB takes its locked path instead,
 	# the same for every kernel compared.
-	# shellcheck disable=SC2054
-	qemu+=(-cpu qemu64,-cx16)
+	qemu+=(-cpu "${GUEST_CPU:-max,-cx16}")
 	# Calibrating the local APIC timer spins for 100 ms of guest time on
 	# PIT ticks, which under icount costs ~35 s of host time; with one CPU
 	# the PIT serves as the clock event device instead (boot: ~4 s).
