@@ -3,7 +3,13 @@
 # Checks both endpoints first, runs `git bisect run bisect/step.sh`,
 # confirms the culprit (bad, and its parent good), and always leaves the
 # kernel tree out of bisect state.  Log: $WORK/bisect/<time>-<metric>.log
+# Boot and KUnit metrics judge the check kernel, figures the bench kernel
+# (KFLAVOR overrides).
 # usage: run.sh GOOD BAD METRIC [THRESHOLD%]
+case ${3:-} in
+boot | kunit:*) DEFAULT_KFLAVOR=check ;;
+*) DEFAULT_KFLAVOR=bench ;;
+esac
 . "$(dirname "$0")/../scripts/lib.sh"
 
 good=${1:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}

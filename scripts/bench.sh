@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Measure the base and every commit (or the commits named) with
-# measure.sh, compare every commit against the base (compare.sh) and draw
-# the chart (chart.sh).  Settings are measure.sh's.
+# Measure Debian's own binary kernel, the base and every commit (or the
+# commits named) with measure.sh on their bench kernels, compare every
+# kernel against the base (compare.sh) and draw the chart (chart.sh).
+# Each kernel is measured twice: with init_on_alloc=0, so that figures
+# exclude zeroing as in 2009, and with Debian's default init_on_alloc=1
+# (BENCH_ZERO_K boots of pa_bench; its figures end in "-ioa1").
+# Settings are measure.sh's; BENCH_DEBIAN=0 leaves Debian's column out.
 # usage: bench.sh [REV | A..B]...
+DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 mode=${BENCH_MODE:-deterministic}
@@ -13,23 +18,44 @@ base=$(kgit rev-parse "$(base_tag)^{commit}")
 
 head_was=$(current_head)
 trap 'restore_head "$head_was"' EXIT
-# The base first: every commit is compared against it.
-bf=$("$TOP/scripts/measure.sh" "$base") || die "the base $(short "$base") could not be measured"
+
+# Both measurements of one kernel, merged into one file of samples
+# (printed); the zeroing set's figure names get the suffix -ioa1.
+measure_both() {
+	local main zero out
+	main=$("$TOP/scripts/measure.sh" "$1") || return 1
+	[[ ${BENCH_ZERO_K:-3} -gt 0 ]] || { echo "$main"; return 0; }
+	zero=$(BENCH_K=${BENCH_ZERO_K:-3} BENCH_STEPS=bench BENCH_APPEND="init_on_alloc=1" \
+		"$TOP/scripts/measure.sh" "$1") || return 1
+	out=${main%.json}+$(basename "$zero" .json | sed 's/^bench-//').json
+	jq -s '.[0] + {samples: (.[0].samples + (.[1].samples | with_entries(.key += "-ioa1")))}' \
+		"$main" "$zero" >"$out.tmp" && mv "$out.tmp" "$out" && echo "$out"
+}
+
+# The base first: every kernel is compared against it.
+bf=$(measure_both "$base") || die "the base $(short "$base") could not be measured"
 files=()
+if [[ ${BENCH_DEBIAN:-1} == 1 ]]; then
+	say "debian: Debian's own binary kernel of the imported version"
+	df=$(measure_both debian) || die "Debian's binary kernel could not be measured"
+	files+=("debian=$df")
+fi
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	[[ $c != "$base" ]] || continue
 	say "[$i/${#commits[@]}] $(short "$c") $(kgit log -1 --format=%s "$c")"
-	f=$("$TOP/scripts/measure.sh" "$c") || die "$(short "$c"): could not be measured"
+	f=$(measure_both "$c") || die "$(short "$c"): could not be measured"
 	files+=("$(short "$c")=$f")
 done
 
 report=$RESULTS/bench-$(short "${commits[-1]}")-$(basename "$bf" .json | sed "s/^bench-//")
 {
 	jq -r '"# \(.mode) mode, \(.runs) boots per kernel, kernel command line: \(.append) \(.bench_args)"' "$bf"
+	echo "# figures ending in -ioa1: pa_bench with init_on_alloc=1 (Debian's default), ${BENCH_ZERO_K:-3} boots per kernel"
 	[[ $mode == deterministic ]] && echo "# unit ns = guest instructions under QEMU -icount shift=0 (not time)"
 	echo "# '*': Welch's t-test, two-sided, 95%; change relative to the base"
+	echo "# kernels: the bench kernel (Debian's config, qemu/bench.config) of each commit; debian: Debian's own binary"
 	echo "# text: size of mm/page_alloc.o .text (bytes)"
 	for c in "${commits[@]}"; do
 		printf '#   %s text=%s %s\n' "$(short "$c")" "$(jq .page_alloc_text "$RESULTS/$c/build.json")" \

@@ -4,6 +4,7 @@
 # message, then one line summing up every other figure that moved beyond
 # the noise.  Uses the measurements make bench made (measure.sh's cache).
 # usage: figures-for-commit.sh REV
+DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 rev=${1:?usage: figures-for-commit.sh REV}

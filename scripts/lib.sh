@@ -85,6 +85,7 @@ short() { git -C "$KTREE" rev-parse --short=12 "$1"; }
 # a commit of $KTREE, built with the $KFLAVOR config if need be; "debian",
 # Debian's own binary of the imported version; or a directory that holds
 # a bzImage already.
+# shellcheck disable=SC2034 # K_DIR and K_NAME are for the caller
 resolve_kernel() {
 	local c
 	if [[ $1 == debian ]]; then

@@ -6,6 +6,7 @@
 # and its mm/page_alloc.o text.  Measures what is not measured yet.
 # Run 'make replay' afterwards to put the new messages on the branch.
 # usage: refresh-figures.sh [NAME...]      (default: every patch)
+DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 ensure_series

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Debian's own binary kernel: fetched from the archive once, unpacked under
+# $WORK only, refused when the archive has no binary of the imported
+# version; and the single-step comparison that proves a kernel runs the
+# same fast paths as that binary.
+# shellcheck disable=SC2016,SC2034 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+
+# Fixture packages of version $1 (default 6.1.900-1) in ./archive; a
+# second argument gives the image package another version than the rest.
+make_archive() {
+	local v=${1:-6.1.900-1} iv=${2:-${1:-6.1.900-1}} p d
+	mkdir -p archive
+	for p in linux-image-6.1.0-99-amd64 linux-headers-6.1.0-99-amd64 linux-headers-6.1.0-99-common linux-kbuild-6.1; do
+		d=$(mktemp -d)
+		mkdir -p "$d/DEBIAN"
+		printf 'Package: %s\nVersion: %s\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDescription: fixture\n' \
+			"$p" "$([[ $p == linux-image-* ]] && echo "$iv" || echo "$v")" >"$d/DEBIAN/control"
+		case $p in
+		linux-image-*) mkdir -p "$d/boot" && echo kernel >"$d/boot/vmlinuz-6.1.0-99-amd64" &&
+			echo CONFIG_MMU=y >"$d/boot/config-6.1.0-99-amd64" ;;
+		linux-headers-*-amd64) mkdir -p "$d/usr/src/$p" &&
+			echo "include /usr/src/linux-headers-6.1.0-99-common/Makefile" >"$d/usr/src/$p/Makefile" ;;
+		*) mkdir -p "$d/usr/src/$p" && echo "# $p" >"$d/usr/src/$p/Makefile" ;;
+		esac
+		dpkg-deb -b -Zgzip "$d" "archive/${p}_${v}_amd64.deb" >/dev/null
+		rm -rf "$d"
+	done
+	export FAKE_APT_DIR=$PWD/archive FAKE_APT_VERSION=$v FAKE_APT_LOG=$PWD/apt.log
+	export APT_GET=$T_TOP/tests/fake/apt-get APT_CACHE=$T_TOP/tests/fake/apt-cache WORK=$PWD/work
+}
+
+ok "fetch unpacks Debian's image and headers under WORK and points the headers at their own tree" '
+	make_archive && fetch-debian.sh 6.1.900-1 >dir &&
+	d=$(cat dir) && test "$d" = "$PWD/work/debian/6.1.900-1" &&
+	test "$(cat "$d/vmlinuz")" = kernel && grep -q CONFIG_MMU=y "$d/config" &&
+	must_say "^include $d/root/usr/src/linux-headers-6.1.0-99-common/Makefile$" "$d/headers/Makefile" &&
+	test "$(jq -r .release "$d/package.json")" = 6.1.0-99-amd64 &&
+	test "$(jq ".packages | length" "$d/package.json")" = 4
+'
+
+ok "a second fetch reuses the unpacked packages and downloads nothing" '
+	make_archive && fetch-debian.sh 6.1.900-1 >/dev/null && fetch-debian.sh 6.1.900-1 >/dev/null &&
+	test "$(wc -l <apt.log)" -eq 1
+'
+
+ok "a version the archive has no binary of is refused, naming both versions" '
+	make_archive 6.1.900-1 && must_fail fetch-debian.sh 6.1.901-1 &&
+	must_say "no linux-image-amd64 6.1.901-1 \(it has: 6.1.900-1\)" &&
+	test ! -e work/debian/6.1.901-1 && ! ls work/debian | grep -q tmp
+'
+
+ok "a failed download is reported with apt's error and leaves no half-unpacked directory" '
+	make_archive && export FAKE_APT_FAIL=1 &&
+	must_fail fetch-debian.sh 6.1.900-1 && must_say "Failed to fetch" &&
+	test -z "$(ls -A work/debian)"
+'
+
+ok "an image package of another version than the source is refused by name" '
+	make_archive 6.1.900-1 6.1.899-1 && must_fail fetch-debian.sh 6.1.900-1 &&
+	must_say "linux-image-6.1.0-99-amd64_6.1.900-1_amd64.deb: version 6.1.899-1, expected 6.1.900-1" &&
+	test -z "$(ls -A work/debian)"
+'
+
+# Two stepped kernels: System.map and steps files as step-fastpath.sh writes them.
+make_stepped() { # DIR ALLOC_PAGES_COUNT
+	mkdir -p "$1"
+	printf '%s\n' "ffffffff81000000 T alloc_pages" "ffffffff81000100 T __alloc_pages" \
+		"ffffffff81000400 t get_page_from_freelist" "ffffffff81001000 T __free_pages" \
+		"ffffffff81001040 T zzz_end" >"$1/System.map"
+	printf 'alloc_pages: %d instructions\n    100  get_page_from_freelist\n     50  __alloc_pages\n%7d  alloc_pages\n\ntrace\n' \
+		$((150 + $2)) "$2" >"$1/steps-alloc_pages.txt"
+	printf '__free_pages: 18 instructions\n     18  __free_pages\n\ntrace\n' >"$1/steps-__free_pages.txt"
+}
+
+ok "two kernels that step the same instructions per function compare equal, with sizes" '
+	make_stepped a 53 && make_stepped b 53 &&
+	compare-steps.sh base=a debian=b >out 2>err && must_say "execute the same instructions" err &&
+	must_say "^  get_page_from_freelist +100 +100 +3072 +3072$" out &&
+	must_say "^  total +203 +203$" out && ! grep -q differs out
+'
+
+ok "a difference of one instruction in one function fails and names that function" '
+	make_stepped a 53 && make_stepped b 52 &&
+	! compare-steps.sh base=a debian=b >out 2>err &&
+	must_say "^  alloc_pages +53 +52 .*<- differs$" out && must_say "differ on the functions marked" err &&
+	test "$(grep -c differs out)" -eq 1
+'
+
+ok "a function only one kernel executes counts as a difference" '
+	make_stepped a 53 && make_stepped b 53 &&
+	printf "alloc_pages: 206 instructions\n    100  get_page_from_freelist\n     50  __alloc_pages\n     53  alloc_pages\n      3  should_fail_alloc_page\n\n" >b/steps-alloc_pages.txt &&
+	! compare-steps.sh base=a debian=b >out 2>/dev/null &&
+	must_say "^  should_fail_alloc_page +0 +3 .*differs$" out
+'
+
+done_testing
