@@ -31,7 +31,9 @@ resolve_kernel "$rev"
 # The results directory belongs to the tree, which outlives a change of
 # config or guest modules: the build's key keeps such a rebuild from being
 # served the old kernel's figures.
-set_key=$( { echo "$K $mode $steps $append $args $pad_char"; cat "$K_DIR/build.key"; } |
+# The machine (CPU model, guest init) is part of what was measured.
+set_key=$( { echo "$K $mode $steps $append $args $pad_char ${GUEST_CPU:-}"; cat "$K_DIR/build.key" \
+	"$TOP/scripts/boot.sh" "$TOP/qemu/guest/init"; } |
 	sha1sum | cut -c1-8)
 out=$K_DIR/bench-$set_key.json
 if [[ -f $out ]]; then

@@ -16,7 +16,8 @@ out=$K_DIR
 funcs=${STEP_FUNCS:-alloc_pages __free_pages}
 show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 # The count belongs to one build and one request: keep it until either changes.
-key=$( { cat "$out/build.key"; echo "$funcs ${STEP_SKIP:-}"; } | sha1sum | cut -c1-16)
+key=$( { cat "$out/build.key" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
+	echo "$funcs ${STEP_SKIP:-} ${GUEST_CPU:-}"; } | sha1sum | cut -c1-16)
 if [[ -f $out/steps.key && $(cat "$out/steps.key") == "$key" ]]; then
 	show
 	exit 0
