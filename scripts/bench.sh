@@ -34,11 +34,12 @@ measure_both() {
 
 # The base first: every kernel is compared against it.
 bf=$(measure_both "$base") || die "the base $(short "$base") could not be measured"
-files=()
+files=() debian_note=''
 if [[ ${BENCH_DEBIAN:-1} == 1 ]]; then
 	say "debian: Debian's own binary kernel of the imported version"
 	df=$(measure_both debian) || die "Debian's binary kernel could not be measured"
 	files+=("debian=$df")
+	debian_note="; debian: Debian's own binary"
 fi
 i=0
 for c in "${commits[@]}"; do
@@ -55,7 +56,7 @@ report=$RESULTS/bench-$(short "${commits[-1]}")-$(basename "$bf" .json | sed "s/
 	echo "# figures ending in -ioa1: pa_bench with init_on_alloc=1 (Debian's default), ${BENCH_ZERO_K:-3} boots per kernel"
 	[[ $mode == deterministic ]] && echo "# unit ns = guest instructions under QEMU -icount shift=0 (not time)"
 	echo "# '*': Welch's t-test, two-sided, 95%; change relative to the base"
-	echo "# kernels: the bench kernel (Debian's config, qemu/bench.config) of each commit; debian: Debian's own binary"
+	echo "# kernels: the bench kernel (Debian's config, qemu/bench.config) of each commit$debian_note"
 	echo "# text: size of mm/page_alloc.o .text (bytes)"
 	for c in "${commits[@]}"; do
 		printf '#   %s text=%s %s\n' "$(short "$c")" "$(jq .page_alloc_text "$RESULTS/$c/build.json")" \

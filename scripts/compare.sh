@@ -44,7 +44,7 @@ done | awk -v fmt="$fmt" -v nk="$#" '
 		for (j = 4; j <= NF; j++) ss += ($j - m) ^ 2
 		cnt[k, fig] = n; mean[k, fig] = m; var[k, fig] = n > 1 ? ss / (n - 1) : 0
 		hmean[k, fig] = (hz || h == 0) ? m : n / h
-		samples[k] = n
+		if (n > samples[k]) samples[k] = n
 	}
 	function show(k, fig) { return higher_better(fig) ? hmean[k, fig] : mean[k, fig] }
 	END {

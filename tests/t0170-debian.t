@@ -94,4 +94,31 @@ ok "a function only one kernel executes counts as a difference" '
 	must_say "^  should_fail_alloc_page +0 +3 .*differs$" out
 '
 
+# make bench on a fixture tree with a stand-in make and QEMU: Debian's
+# binary becomes a column of its own, built and booted from the fixture
+# archive, beside the base and the series.
+bench_setup() {
+	make_tarball 6.1.900-1 && fixture_env 6.1.900-1 && import.sh 2>/dev/null &&
+	make_archive 6.1.900-1 && export WORK=$PWD/work &&
+	export PATH=$T_TOP/tests/fake:$PATH BOOT_TIMEOUT=5 BENCH_K=2 BENCH_ZERO_K=1 &&
+	git clone -q work/linux scratch && git -C scratch checkout -q base/6.1.900-1 &&
+	sed -i "s/return 1/return 2/" scratch/mm/page_alloc.c && git -C scratch diff --full-index >one.diff &&
+	mkdir -p series && : >series/series.txt && add_patch one "mm: one" one.diff
+}
+
+ok "make bench measures Debian's binary as a column named debian, with and without init_on_alloc" '
+	bench_setup && bench.sh >table 2>progress &&
+	must_say "^figure +mean +base \(n=2\) +debian \(n=2\) +[0-9a-f]{12} \(n=2\)" table &&
+	must_say "^alloc-o0-pair-z0 +Amean +[0-9.]+ +[0-9.]+ .* +[0-9.]+ " table &&
+	must_say "^alloc-o0-pair-z0-ioa1 +Amean +[0-9.]+ +[0-9.]+ " table &&
+	test -f work/results-bench/debian-6.1.900-1/modules/pa_bench.ko &&
+	must_say "__alloc_pages" work/results-bench/debian-6.1.900-1/System.map &&
+	jq -r ".inputs[]" work/results-bench/bench-latest.json | grep -q "^debian="
+'
+
+ok "BENCH_DEBIAN=0 leaves Debian's column out" '
+	bench_setup && BENCH_DEBIAN=0 bench.sh >table 2>/dev/null &&
+	! grep -q debian table && must_say "^alloc-o0-pair-z0 " table
+'
+
 done_testing
