@@ -57,8 +57,9 @@ first_error() {
 record() { # status seconds
 	jq -n --arg status "$1" --argjson secs "$2" --arg commit "$commit" \
 		--argjson pa_text "${pa_text:-null}" --argjson vm_text "${vm_text:-null}" \
+		--argjson mp_text "${mp_text:-null}" \
 		--argjson warnings "${nwarn:-0}" --arg error "${first:-}" \
-		'{commit:$commit,status:$status,seconds:$secs,page_alloc_text:$pa_text,vmlinux_text:$vm_text,warnings:$warnings,error:$error}' \
+		'{commit:$commit,status:$status,seconds:$secs,page_alloc_text:$pa_text,mempolicy_text:$mp_text,vmlinux_text:$vm_text,warnings:$warnings,error:$error}' \
 		>"$out/build.json"
 	echo "$key" >"$out/build.key"
 }
@@ -90,6 +91,9 @@ fi
 grep ': warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >"$out/warnings.txt" || true
 nwarn=$(wc -l <"$out/warnings.txt")
 pa_text=$(size "$build/mm/page_alloc.o" | awk 'NR == 2 {print $1}')
+# The series changes mempolicy.o too (the fixture tree has none).
+mp_text=null
+[[ ! -f $build/mm/mempolicy.o ]] || mp_text=$(size "$build/mm/mempolicy.o" | awk 'NR == 2 {print $1}')
 vm_text=$(size "$build/vmlinux" | awk 'NR == 2 {print $1}')
 cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
 # Symbols for step-fastpath.sh, which has no vmlinux to read them from.
