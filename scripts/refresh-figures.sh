@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Rewrite the measured part of each patch's changelog, commit-msgs/NAME:
-# from the line "Measured with 'make bench'" (or a line "@FIGURES@") up to
-# the trailers, it becomes make bench's before/after table for that commit
-# (figures-for-commit.sh), its single-stepped order-0 counts (make step)
-# and its mm/page_alloc.o text.  Measures what is not measured yet.
+# from the line "Measured in QEMU" (or a line "@FIGURES@") up to the
+# trailers, it becomes how the figures were taken, in words a maintainer
+# can repeat, make bench's before/after table for that commit
+# (figures-for-commit.sh) on the bench kernels, its single-stepped
+# order-0 counts (make step) and its text.  Measures what is not measured yet.
 # Run 'make replay' afterwards to put the new messages on the branch.
 # usage: refresh-figures.sh [NAME...]      (default: every patch)
 DEFAULT_KFLAVOR=bench
@@ -19,32 +20,38 @@ steps() { # COMMIT FUNCTION: the stepped instruction count
 	"$TOP/scripts/step-fastpath.sh" "$1" >/dev/null &&
 		awk 'NR == 1 { print $2; exit }' "$(result_dir "$1")/steps-$2.txt"
 }
-text() { jq -r .page_alloc_text "$(result_dir "$1")/build.json"; }
+text() { jq -r ".$2" "$(result_dir "$1")/build.json"; }
 
 block() { # COMMIT
-	local c=$1 p runs a0 a1 f0 f1 t0 t1
+	local c=$1 p runs a0 a1 f0 f1 t0 t1 m0 m1 version
 	p=$(kgit rev-parse "$c^")
 	runs=$(jq .runs "$("$TOP/scripts/measure.sh" "$c")") &&
 		a0=$(steps "$p" alloc_pages) && a1=$(steps "$c" alloc_pages) &&
 		f0=$(steps "$p" __free_pages) && f1=$(steps "$c" __free_pages) &&
-		t0=$(text "$p") && t1=$(text "$c") || return 1
-	cat <<TEXT
-Measured with 'make bench' (scripts/figures-for-commit.sh on this
-commit): pa_bench, hackbench and tbench in QEMU -icount shift=0 on one
-CPU with init_on_alloc=0, $runs boots per kernel each with a different
-unused command-line word; "ns" are guest instructions, alloc-oN and
-free-oN the per-call median at order N, '*' a change beyond the noise
-(Welch's t-test, 95%):
-
+		t0=$(text "$p" page_alloc_text) && t1=$(text "$c" page_alloc_text) &&
+		m0=$(text "$p" mempolicy_text) && m1=$(text "$c" mempolicy_text) || return 1
+	version=$(base_tag)
+	version=${version#base/}
+	# Say which kernel was measured: the changelog names Debian's config
+	# only when the figures come from it.
+	local config="Debian's $version amd64 config (debug info off)" short="Debian's config"
+	[[ $KFLAVOR == bench ]] ||
+		config="allnoconfig plus Debian's memory-management options" short="minimal config"
+	# In words a maintainer can repeat without this repository.
+	fold -s -w 72 <<TEXT | sed 's/ *$//'
+Measured in QEMU 7.2 under TCG with -icount shift=0, where a guest nanosecond is one guest instruction, so that every figure is an instruction count: one vCPU (-cpu max,-cx16), numa=fake=2, a kernel built from $config and booted with init_on_alloc=0, $runs boots per kernel, each with a different unused word on its command line. alloc-oN and free-oN are the median instructions of one alloc_pages() or __free_pages() call of order N, read from the clock around each call in a module's loop of alloc/free pairs or of batches of N blocks, less the cost of the clock reads; hackbench is 4 groups of 10 tasks passing 100 messages over pipes or sockets (guest seconds); tbench 2 clients for 2 s (MB/s; paced by guest time, it cannot see a change of this size). '*' marks a change beyond the noise (Welch's t-test, 95%):
 TEXT
+	echo
 	"$TOP/scripts/figures-for-commit.sh" "$c" | sed 's/^/  /'
 	[[ ${PIPESTATUS[0]} -eq 0 ]] || return 1
 	cat <<TEXT
 
-One order-0 alloc_pages() and one __free_pages() single-stepped in QEMU
-('make step'): $a0 -> $a1 and $f0 -> $f1 instructions.
+One order-0 alloc_pages() and one __free_pages() in the warm pair loop,
+single-stepped through QEMU's gdb stub: $a0 -> $a1 and $f0 -> $f1
+instructions.
 
-mm/page_alloc.o text (guest config): $t0 -> $t1 bytes ($((t1 - t0))).
+Text, $short: mm/page_alloc.o $t0 -> $t1 bytes ($((t1 - t0))),
+mm/mempolicy.o $m0 -> $m1 bytes ($((m1 - m0))).
 TEXT
 }
 
@@ -55,13 +62,13 @@ for i in "${!names[@]}"; do
 	name=${names[$i]}
 	[[ $# -eq 0 || " $* " == *" $name "* ]] || continue
 	msg=$SERIES_DIR/commit-msgs/$name
-	grep -q -e "^Measured with 'make bench'" -e '^@FIGURES@$' "$msg" ||
+	grep -q -E "^Measured (with 'make bench'|in QEMU)|^@FIGURES@$" "$msg" ||
 		die "commit-msgs/$name has no figures to refresh (add a line @FIGURES@ before the trailers)"
 	progress "$((i + 1))" "${#names[@]}" "figures for $name"
 	b=$(mktemp)
 	block "${commits[$i]}" >"$b" || die "$name: could not measure $(short "${commits[$i]}")"
 	awk -v blockfile="$b" '
-		!skip && (/^Measured with .make bench./ || /^@FIGURES@$/) {
+		!skip && (/^Measured (with .make bench.|in QEMU)/ || /^@FIGURES@$/) {
 			while ((getline l < blockfile) > 0) print l
 			print ""; skip = 1; next
 		}
