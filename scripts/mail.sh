@@ -5,6 +5,7 @@
 # without an editor, take To/Cc from the tree's get_maintainer.pl, and
 # write the mails with `b4 send -o` under $WORK/mail/vN/.
 # usage: mail.sh [REVISION]     (REVISION > 1 adds a range-diff against v(N-1))
+DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 rev=${1:-1}

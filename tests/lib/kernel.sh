@@ -31,3 +31,15 @@ plant_patch() {
 		GIT_INDEX_FILE=$idx kgit write-tree | xargs -I{} git -C "$KTREE" commit-tree {} -p "$1" -m "$2"
 	rm -f "$idx"
 }
+
+# A measurement of the test's own, for the tests of what reads make
+# bench's results (mail, figures), so that they run on a new machine too:
+# one boot per kernel, order-0 pairs only.  The settings stay exported,
+# so that every later measure.sh of the test finds this set in the cache.
+small_bench() {
+	export BENCH_K=1 BENCH_ZERO_K=0 BENCH_DEBIAN=0 BENCH_STEPS=bench
+	export BENCH_ARGS="orders=0+batches=0+loops=2000"
+	"$T_TOP/scripts/bench.sh" >"$T_SCRATCH/bench.log" 2>&1 && return 0
+	sed 's/^/# /' "$T_SCRATCH/bench.log"
+	return 1
+}
