@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# compare.sh: Welch's p-values, and the false-discovery-rate control that
+# keeps a kernel which changes nothing from being marked as moving figures.
+# shellcheck disable=SC2016,SC2034 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+
+# FILE SEED SHIFT: 60 figures of 5 samples of the same noise (seeded), and
+# a figure "moved" shifted by SHIFT.
+noise() {
+	awk -v seed="$2" -v shift="$3" 'BEGIN {
+		srand(seed); printf "{\"samples\": {"
+		for (f = 1; f <= 61; f++) {
+			printf "%s\"%s\": [", (f > 1 ? "," : ""), (f <= 60 ? "fig" f : "moved")
+			for (i = 1; i <= 5; i++) printf "%s%.3f", (i > 1 ? "," : ""), 100 + 10 * rand() + (f > 60 ? shift : 0)
+			printf "]"
+		}
+		print "}}"
+	}' >"$1"
+}
+
+ok "the p-value of Welch's test is the two-sided Student t tail" '
+	jq -n "{samples: {a: [10,11,12,13,14]}}" >b.json && jq -n "{samples: {a: [12.776,13.776,14.776,15.776,16.776]}}" >k.json &&
+	compare.sh --tsv base=b.json k=k.json >out && cat out &&
+	test "$(cut -f7 out)" = 0.0241
+'
+
+ok "noise alone is not marked although single tests would mark some; a real move is" '
+	noise b.json 1 0 && noise k.json 2 40 &&
+	compare.sh --tsv base=b.json k=k.json >out &&
+	awk -F"\t" "\$1 != \"moved\" && \$7 < 0.05" out >plain && test -s plain &&
+	test "$(awk -F"\t" "\$6 == 1" out | cut -f1)" = moved
+'
+
+ok "a kernel identical to the base has no figure marked" '
+	noise b.json 1 0 && compare.sh base=b.json same=b.json >out && ! grep -q "\*" out
+'
+
+done_testing
