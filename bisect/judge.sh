@@ -13,7 +13,7 @@ threshold=${4:-${THRESHOLD:-2}}
 jq -e --arg m "$metric" '.samples[$m]' "$good" >/dev/null ||
 	{ say "no figure '$metric' in $good (figures: $(jq -r '.samples | keys | join(" ")' "$good"))"; exit 2; }
 
-read -r _ _ b v pct sig < <("$TOP/scripts/compare.sh" --tsv --only "^$metric\$" "good=$good" "tested=$tested")
+read -r _ _ b v pct sig _ < <("$TOP/scripts/compare.sh" --tsv --only "^$metric\$" "good=$good" "tested=$tested")
 [[ -n ${pct:-} ]] || { say "no figure '$metric' in $tested"; exit 2; }
 # Throughput (tbench) is better when higher; every other figure is a cost.
 worse=$pct

@@ -8,16 +8,19 @@
 # and within each kernel's column the Benjamini-Hochberg procedure keeps
 # the false-discovery rate at 5% (COMPARE_FDR): with a hundred figures a
 # plain 95% test would mark about five of an unchanged kernel's figures.
-# usage: compare.sh [--markdown|--tsv] [--only REGEX] NAME=BENCH.json...   (first is the base)
+# --only REGEX takes only the matching figures (the family tested is then
+# those alone); --show REGEX prints only the matching rows of the whole.
+# usage: compare.sh [--markdown|--tsv] [--only REGEX] [--show REGEX] NAME=BENCH.json...   (first is the base)
 . "$(dirname "$0")/lib.sh"
 
-fmt=text only=.
+fmt=text only=. show=.
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--markdown) fmt=markdown; shift ;;
 	# Machine-readable: figure, kernel, base, value, change %, significant, p.
 	--tsv) fmt=tsv; shift ;;
 	--only) only=$2; shift 2 ;;
+	--show) show=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -31,7 +34,7 @@ for arg in "$@"; do
 	jq -r --arg i "$i" --arg n "$name" --arg only "$only" \
 		'.samples | to_entries[] | select(.key | test($only)) | "\($i) \($n) \(.key) \(.value | map(tostring) | join(" "))"' "$file"
 	i=$((i + 1))
-done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" '
+done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" -v showre="$show" '
 	# log Gamma (Lanczos, g = 7), for the incomplete beta function.
 	function lgam(x,   c, i, a, t) {
 		split("0.99999999999980993 676.5203681218851 -1259.1392167224028 771.32342877765313 -176.61502916214059 12.507343278686905 -0.13857109526572012 9.9843695780195716e-6 1.5056327351493116e-7", c, " ")
@@ -112,6 +115,7 @@ done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" '
 		}
 		for (x = 1; x <= nf; x++) {
 			fig = order[x]
+			if (fig !~ showre) continue
 			line = fig "\t" (higher_better(fig) ? "Hmean" : "Amean") "\t" sprintf("%.5g", show(0, fig))
 			for (k = 1; k < nk; k++) {
 				if (!((k, x) in pv)) { line = line "\t-"; continue }

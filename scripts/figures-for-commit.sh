@@ -12,7 +12,7 @@ c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
 after=$("$TOP/scripts/measure.sh" "$c")
 before=$("$TOP/scripts/measure.sh" "$c^")
 headline=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench'}
-"$TOP/scripts/compare.sh" --only "$headline" "before=$before" "after=$after"
+"$TOP/scripts/compare.sh" --show "$headline" "before=$before" "after=$after"
 "$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' -v h="$headline" '
 	$1 ~ h { next }
 	{ n++ }
