@@ -55,7 +55,7 @@ report=$RESULTS/bench-$(short "${commits[-1]}")-$(basename "$bf" .json | sed "s/
 	jq -r '"# \(.mode) mode, \(.runs) boots per kernel, kernel command line: \(.append) \(.bench_args)"' "$bf"
 	echo "# figures ending in -ioa1: pa_bench with init_on_alloc=1 (Debian's default), ${BENCH_ZERO_K:-3} boots per kernel"
 	[[ $mode == deterministic ]] && echo "# unit ns = guest instructions under QEMU -icount shift=0 (not time)"
-	echo "# '*': Welch's t-test, two-sided, 95%; change relative to the base"
+	echo "# '*': beyond the noise (Welch's t-test per figure, Benjamini-Hochberg at 5% FDR per kernel); change relative to the base"
 	echo "# kernels: the bench kernel (Debian's config, qemu/bench.config) of each commit$debian_note"
 	echo "# text: size of mm/page_alloc.o .text (bytes)"
 	for c in "${commits[@]}"; do
