@@ -29,7 +29,10 @@ for c in "${commits[@]}"; do
 	subject=$(kgit log -1 --format=%s "$c")
 	name=${by_subject[$subject]:-$(printf '%s' "$subject" | slug)}
 	[[ ! -e $new/patches/$name.diff ]] || die "two commits export to the same name '$name'; give one a different subject"
-	kgit log -1 --format=%B "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$new/commit-msgs/$name"
+	# The files keep no sign-off of the replaying identity: replay adds it.
+	kgit log -1 --format=%B "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
+		awk -v s="$SIGNOFF" '{ l[NR] = $0 } END { n = NR; if (l[n] == s) n--; while (n > 0 && l[n] == "") n--; for (i = 1; i <= n; i++) print l[i] }' \
+		>"$new/commit-msgs/$name"
 	kgit diff --no-color --no-ext-diff --full-index "$c^" "$c" >"$new/patches/$name.diff"
 	echo "$name" >>"$new/series.txt"
 done

@@ -9,6 +9,9 @@ DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 rev=${1:-1}
+# A patch goes out under the sender's own Signed-off-by (the DCO).
+[[ $GIT_AUTHOR_EMAIL != "$PLACEHOLDER_EMAIL" ]] ||
+	die "the series carries the placeholder identity '$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>': set yours with 'git config --global user.name \"Your Name\"' and 'git config --global user.email you@example.com' (or SERIES_AUTHOR_NAME and SERIES_AUTHOR_EMAIL), then run make mail again"
 [[ $rev =~ ^[1-9][0-9]*$ ]] || die "REROLL=$rev: a revision is a number from 1"
 ensure_series >/dev/null
 base=$(base_tag)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replay series.txt onto the imported base as branch $BRANCH: one commit
 # per patch, message from commit-msgs/NAME, diff from patches/NAME.diff.
-# Author and dates are fixed, so the same files always give the same ids.
+# Every commit is signed off by the user's identity (lib.sh); with the
+# date fixed, the same files and identity always give the same ids.
 . "$(dirname "$0")/lib.sh"
 require_series
 
@@ -52,7 +53,8 @@ for name in "${names[@]}"; do
 		die "patch $i/$total '$name' ($diff) does not apply on $(short "$parent"); $BRANCH left at the last good commit"
 	fi
 	tree=$(kgit write-tree)
-	parent=$(kgit commit-tree "$tree" -p "$parent" <"$msg")
+	parent=$(git interpret-trailers --if-exists addIfDifferent --trailer "$SIGNOFF" <"$msg" |
+		kgit commit-tree "$tree" -p "$parent")
 done
 set_branch "$parent"
 say "$BRANCH = $(short "$parent"): $total patches on $base"

@@ -9,7 +9,7 @@ setup() {
 	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1
 }
 
-# usage: patch_from NAME SUBJECT FILE SED-EXPR [no-signoff]
+# usage: patch_from NAME SUBJECT FILE SED-EXPR [TRAILER-LINE]
 patch_from() {
 	sed -i "$4" "scratch/$3" &&
 	git -C scratch diff --full-index >"$1.diff" &&
@@ -76,9 +76,29 @@ ok "series.txt naming a patch twice is refused" '
 	must_fail replay.sh && must_say "one.* listed twice"
 '
 
-ok "a commit message without Signed-off-by is refused" '
-	setup && patch_from one "mm: x" mm/page_alloc.c "s/1/2/" no-signoff &&
-	must_fail replay.sh && must_say "commit-msgs/one: no .Signed-off-by"
+ok "replay signs every commit off with the user's identity, after the message's own trailers" '
+	setup && patch_from one "mm: x" mm/page_alloc.c "s/1/2/" "Reported-by: R <r@example.net>" &&
+	SERIES_AUTHOR_NAME="Ann Other" SERIES_AUTHOR_EMAIL=ann@example.net replay.sh &&
+	git -C work/linux log -1 --format="%an <%ae>%n%B" series >msg && cat msg &&
+	test "$(head -n1 msg)" = "Ann Other <ann@example.net>" &&
+	test "$(grep -v "^$" msg | tail -n2 | paste -sd"|")" = "Reported-by: R <r@example.net>|Signed-off-by: Ann Other <ann@example.net>"
+'
+
+ok "without an identity from git or the settings, the placeholder signs off and replay still works" '
+	setup && patch_from one "mm: x" mm/page_alloc.c "s/1/2/" &&
+	(unset SERIES_AUTHOR_NAME SERIES_AUTHOR_EMAIL; HOME=$PWD GIT_CONFIG_NOSYSTEM=1 replay.sh) &&
+	git -C work/linux log -1 --format=%B series | must_say "^Signed-off-by: Page Allocator Series <pagealloc@example.org>$" /dev/stdin
+'
+
+ok "make mail refuses the placeholder identity and says how to set one" '
+	(unset SERIES_AUTHOR_NAME SERIES_AUTHOR_EMAIL; export HOME=$PWD GIT_CONFIG_NOSYSTEM=1; must_fail mail.sh 1) &&
+	must_say "placeholder identity .Page Allocator Series <pagealloc@example.org>." &&
+	must_say "git config --global user.email"
+'
+
+ok "a message signed off by the placeholder is refused before anything is applied" '
+	setup && patch_from one "mm: x" mm/page_alloc.c "s/1/2/" "Signed-off-by: Page Allocator Series <pagealloc@example.org>" &&
+	must_fail replay.sh && must_say "commit-msgs/one: signed off by the placeholder"
 '
 
 ok "a commit message without a subject is refused" '

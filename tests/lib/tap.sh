@@ -18,6 +18,7 @@ export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=advice.detachedHead GIT_CONFIG_VALUE_
 # where git knows nobody must pass too.
 export GIT_AUTHOR_NAME="Test Er" GIT_AUTHOR_EMAIL=t@example.org
 export GIT_COMMITTER_NAME="Test Er" GIT_COMMITTER_EMAIL=t@example.org
+export SERIES_AUTHOR_NAME="Test Er" SERIES_AUTHOR_EMAIL=t@example.org
 
 ok() {
 	local name=$1 body=$2 dir out
@@ -86,11 +87,11 @@ fixture_env() {
 }
 
 # Write patch NAME into the series directory: message and diff.
-# usage: add_patch NAME "subject" DIFF-FILE [no-signoff]
+# usage: add_patch NAME "subject" DIFF-FILE [TRAILER-LINE]
 add_patch() {
 	mkdir -p "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches"
 	printf '%s\n\nBody of %s.\n' "$2" "$1" >"$SERIES_DIR/commit-msgs/$1"
-	[[ ${4:-} == no-signoff ]] || printf '\nSigned-off-by: Test Er <t@example.org>\n' >>"$SERIES_DIR/commit-msgs/$1"
+	[[ -z ${4:-} ]] || printf '\n%s\n' "$4" >>"$SERIES_DIR/commit-msgs/$1"
 	cp "$3" "$SERIES_DIR/patches/$1.diff"
 	echo "$1" >>"$SERIES_DIR/series.txt"
 }
