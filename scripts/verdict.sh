@@ -3,7 +3,9 @@
 # QEMU's exit status, and write DIR/verdict.json.
 #   pass    guest finished and reported success, console clean
 #   failed  guest reported a failed test, or the console shows a panic,
-#           oops, BUG, WARNING, call trace, KASAN or UBSAN report
+#           oops, BUG, WARNING, call trace, KASAN or UBSAN report, or a
+#           KUnit case of a loaded module did not run or was skipped
+#           without an entry in qemu/modules/allowed-skips.txt
 #   hang    QEMU was killed at the time limit
 #   infra   QEMU could not run, or the guest ended without a verdict
 # usage: verdict.sh DIR QEMU_STATUS SECONDS
@@ -32,6 +34,34 @@ read -r npass nfail nskip < <(awk '
 failed_cases=$(awk '/^PA-KTAP-BEGIN/ { suite = $2 }
 	/^[ \t]+not ok [0-9]+/ { sub(/^[ \t]+not ok [0-9]+ (- )?/, ""); print suite "." $1 }' "$results")
 guest_fail=$(sed -n 's/^PA-FAIL //p' "$results")
+
+# The host knows what must run: every KUNIT_CASE of the modules the boot's
+# steps load (PA-BEGIN names them), each once, and nothing skipped that
+# the allowed-skip list does not name with its reason.
+modsrc=${KUNIT_MODULES_DIR:-$TOP/qemu/modules}
+allowed_skips=${ALLOWED_SKIPS:-$modsrc/allowed-skips.txt}
+begin=$(grep -m1 '^PA-BEGIN ' "$results" || true)
+expect_mods=()
+[[ $begin != *"run=["*kunit* ]] || expect_mods+=(pa_kunit)
+[[ $begin != *"provoke=[fail]"* ]] || expect_mods+=(pa_fail)
+ran=$(awk '/^PA-KTAP-BEGIN/ { in_ktap = 1; next } /^PA-KTAP-END/ { in_ktap = 0; next }
+	in_ktap && /^[ \t]+(not )?ok [0-9]+/ { sub(/^[ \t]+(not )?ok [0-9]+ (- )?/, ""); sub(/ #.*/, ""); print $1 }' "$results")
+skipped=$(awk '/^PA-KTAP-BEGIN/ { in_ktap = 1; next } /^PA-KTAP-END/ { in_ktap = 0; next }
+	in_ktap && /^[ \t]+ok [0-9]+.*# SKIP/ { sub(/^[ \t]+ok [0-9]+ (- )?/, ""); print }' "$results")
+missing='' unexpected_skip=''
+for m in "${expect_mods[@]}"; do
+	while read -r want; do
+		grep -qx -- "$want" <<<"$ran" || missing+=${missing:+, }$want
+	done < <(grep -ohE 'KUNIT_CASE(_PARAM)?\([A-Za-z0-9_]+' "$modsrc/$m"/*.c | sed 's/.*(//' | sort -u)
+done
+while IFS= read -r line; do
+	[[ -n $line && ${#expect_mods[@]} -gt 0 ]] || continue
+	name=${line%% *}
+	grep -qE "^$name( |$)" "$allowed_skips" 2>/dev/null || unexpected_skip+=${unexpected_skip:+; }$line
+done <<<"$skipped"
+if [[ ${#expect_mods[@]} -gt 0 && -z $ran ]]; then
+	missing="every case (no KTAP result at all)"
+fi
 finished=$(grep -c '^PA-END' "$results" || true)
 
 # isa-debug-exit turns the guest's byte v into QEMU status 2v+1.
@@ -41,6 +71,10 @@ elif [[ -n $matched ]]; then
 	verdict=failed reason="console: $(head -n1 <<<"$matched")"
 elif [[ $status -eq 3 || -n $guest_fail || $nfail -gt 0 ]]; then
 	verdict=failed reason="guest tests failed: $(echo "$failed_cases" "$guest_fail" | tr '\n' ' ')"
+elif [[ -n $missing ]]; then
+	verdict=failed reason="KUnit cases that did not run: $missing"
+elif [[ -n $unexpected_skip ]]; then
+	verdict=failed reason="KUnit cases skipped without an allowed reason: $unexpected_skip"
 elif [[ $status -eq 1 && $finished -gt 0 ]]; then
 	verdict=pass reason=""
 else

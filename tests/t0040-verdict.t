@@ -9,6 +9,34 @@ boot_dir() {
 }
 good_results='PA-BEGIN 6.1 cpus=2\nPA-KTAP-BEGIN pagealloc_seeds\n    KTAP version 1\n    # Subtest: pagealloc_seeds\n    1..3\n    ok 1 - a\n    ok 2 - b\n    ok 3 - c # SKIP one cpu\nok 1 - pagealloc_seeds\nPA-KTAP-END pagealloc_seeds\nPA-END verdict=0\n'
 
+# A module source with three cases, one of them allowed to skip.
+kunit_src() {
+	mkdir -p mods/pa_kunit && printf "%s\n" "KUNIT_CASE(a)," "KUNIT_CASE(b)," "KUNIT_CASE_PARAM(c, gen)," >mods/pa_kunit/t.c &&
+	echo "c needs two CPUs" >mods/allowed-skips.txt &&
+	export KUNIT_MODULES_DIR=$PWD/mods
+}
+kunit_results=${good_results/PA-BEGIN 6.1 cpus=2/PA-BEGIN 6.1 cpus=2 run=[kunit] provoke=[]}
+
+ok "a KUnit boot that ran every case of the module, skips allowed, passes" '
+	kunit_src && boot_dir "ok\n" "$kunit_results" && test "$(verdict.sh b 1 2.5)" = pass
+'
+
+ok "a KUnit boot with no KTAP result at all fails" '
+	kunit_src && boot_dir "ok\n" "PA-BEGIN 6.1 cpus=2 run=[kunit] provoke=[]\nPA-END verdict=0\n" &&
+	test "$(verdict.sh b 1 2.5)" = failed && jq -r .reason b/verdict.json | must_say "no KTAP result" /dev/stdin
+'
+
+ok "a case of the module that did not run fails the boot and is named" '
+	kunit_src && echo "KUNIT_CASE(d)," >>mods/pa_kunit/t.c && boot_dir "ok\n" "$kunit_results" &&
+	test "$(verdict.sh b 1 2.5)" = failed && jq -r .reason b/verdict.json | must_say "did not run: d$" /dev/stdin
+'
+
+ok "a skip the allowed list does not name fails the boot, with its reason" '
+	kunit_src && : >mods/allowed-skips.txt && boot_dir "ok\n" "$kunit_results" &&
+	test "$(verdict.sh b 1 2.5)" = failed &&
+	jq -r .reason b/verdict.json | must_say "skipped without an allowed reason: c # SKIP one cpu" /dev/stdin
+'
+
 ok "a clean console and a guest success are a pass, with case counts" '
 	boot_dir "Linux version 6.1\nRun /init\n" "$good_results" &&
 	test "$(verdict.sh b 1 2.5)" = pass &&
