@@ -32,11 +32,27 @@ trap 'rm -f "$cover" "$table"' EXIT
 table=$(mktemp)
 mapfile -t inputs < <(jq -r '.inputs[]' "$RESULTS/bench-latest.json")
 { grep '^#' "$RESULTS/bench-latest.txt" | sed 's/^# \{0,1\}//'; echo; "$TOP/scripts/compare.sh" "${inputs[@]}"; } >"$table"
-files=$(kgit diff --name-only "$base" "$tip")
-# get_maintainer.pl wants to run from the top of the tree.
-mapfile -t people < <(cd "$KTREE" && echo "$files" | sed 's|^|-f\n|' | xargs perl scripts/get_maintainer.pl \
-	--no-rolestats --no-git --no-git-fallback --no-tree 2>/dev/null | sort -u)
-[[ ${#people[@]} -gt 0 ]] || die "get_maintainer.pl named nobody for: $files"
+# Recipients a maintainer would choose: the MAINTAINERS entries of the
+# files touched (no keyword matches, no git history), maintainers in To,
+# lists in Cc; reviewers are left to the lists.  Files that several
+# patches touch give the series' recipients (cover letter and every
+# patch); a file that one patch alone touches adds its people to that
+# patch only, as Cc: trailers of the mailed copy.
+# usage: recipients FILE...   (prints "To: x" / "Cc: x" lines)
+recipients() {
+	(cd "$KTREE" && printf -- '-f\n%s\n' "$@" | xargs perl scripts/get_maintainer.pl \
+		--nokeywords --no-git --no-git-fallback --no-tree 2>/dev/null) |
+		sed -nE 's/^(.*) \((maintainer):.*$/To: \1/p; s/^([^ ]+@[^ ]+) \((open )?list.*$/Cc: \1/p' | awk '!seen[$0]++'
+}
+declare -A touched=()
+for c in $(kgit rev-list --reverse "$base..$tip"); do
+	for f in $(kgit diff-tree --no-commit-id --name-only -r "$c"); do touched[$f]=$((${touched[$f]:-0} + 1)); done
+done
+mapfile -t shared < <(for f in "${!touched[@]}"; do [[ ${touched[$f]} -lt 2 ]] || echo "$f"; done | sort)
+[[ ${#shared[@]} -gt 0 ]] || mapfile -t shared < <(printf '%s\n' "${!touched[@]}" | sort)
+mapfile -t people < <(recipients "${shared[@]}")
+[[ ${#people[@]} -gt 0 ]] || die "get_maintainer.pl named nobody for: ${shared[*]}"
+
 {
 	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' "$TOP/mail/cover-letter.txt"
 	if [[ $rev -gt 1 ]]; then
@@ -47,9 +63,7 @@ mapfile -t people < <(cd "$KTREE" && echo "$files" | sed 's|^|-f\n|' | xargs per
 	fi
 	echo
 	echo "---"
-	for p in "${people[@]}"; do
-		case $p in *@vger.kernel.org | *@kvack.org) echo "Cc: $p" ;; *) echo "To: $p" ;; esac
-	done
+	printf '%s\n' "${people[@]}"
 } >"$cover"
 
 # b4 works on a checked-out branch (it refuses a detached HEAD) and keeps
@@ -73,7 +87,26 @@ kgit checkout -q --detach
 kgit branch -D -q "$mb" 2>/dev/null || true
 kgit branch -D -q pagealloc-base 2>/dev/null || true
 kgit branch pagealloc-base "$base"
-kgit checkout -q -b "$mb" "$tip"
+# The mailed copy: each patch gains Cc: trailers for the people of the
+# files only it touches, beyond the series' recipients.
+mtip=$(kgit rev-parse "$base^{commit}")
+for c in $(kgit rev-list --reverse "$base..$tip"); do
+	own=()
+	for f in $(kgit diff-tree --no-commit-id --name-only -r "$c"); do
+		[[ ${touched[$f]} -gt 1 ]] || own+=("$f")
+	done
+	trailers=()
+	if [[ ${#own[@]} -gt 0 ]]; then
+		while IFS= read -r r; do
+			printf '%s\n' "${people[@]}" | grep -qxF -- "To: ${r#*: }" && continue
+			printf '%s\n' "${people[@]}" | grep -qxF -- "Cc: ${r#*: }" && continue
+			trailers+=(--trailer "Cc: ${r#*: }")
+		done < <(recipients "${own[@]}")
+	fi
+	mtip=$(kgit log -1 --format=%B "$c" | git interpret-trailers --where start "${trailers[@]}" |
+		kgit commit-tree "$c^{tree}" -p "$mtip")
+done
+kgit checkout -q -b "$mb" "$mtip"
 (cd "$KTREE" && b4 prep -e pagealloc-base >/dev/null 2>&1) || die "b4 prep -e pagealloc-base failed"
 (cd "$KTREE" && EDITOR="cp $cover" b4 prep --edit-cover >/dev/null 2>&1) || die "b4 could not set the cover letter"
 rm -rf "$out"

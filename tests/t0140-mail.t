@@ -33,10 +33,26 @@ ok "the cover letter carries the table make bench measured" '
 	while IFS= read -r line; do grep -qF -- "$line" "$cover" || { echo "missing: $line"; exit 1; }; done <table
 '
 
-ok "To and Cc hold the maintainers MAINTAINERS names for mm/page_alloc.c" '
-	(cd "$KTREE" && perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback -f mm/page_alloc.c) >people &&
-	sed -n "1,/^\$/p" "${mails[1]}" | sed -e ":a" -e "N" -e "\$!ba" -e "s/\n[ \t]\+/ /g" | grep -E "^(To|Cc):" >headers &&
-	while IFS= read -r p; do grep -qF -- "$p" headers || { echo "missing: $p"; cat headers; exit 1; }; done <people
+# The mail headers of one file, continuation lines unfolded.
+headers() { sed -n "1,/^\$/p" "$1" | sed -e ":a" -e "N" -e "\$!ba" -e "s/\n[ \t]\+/ /g" | grep -E "^(To|Cc):"; }
+export -f headers
+
+ok "every mail goes to the mm maintainer and linux-mm, and to nobody a keyword matched" '
+	for m in "${mails[@]}"; do
+		headers "$m" >h && grep -q "^To:.*akpm@linux-foundation.org" h && grep -q "^Cc:.*linux-mm@kvack.org" h || { echo "in $m:"; cat h; exit 1; }
+		! grep -qiE "llvm|netdev|clang" h || { echo "keyword noise in $m:"; cat h; exit 1; }
+	done
+'
+
+ok "only the patch that touches the BPF verifier goes to BPF, with its maintainers in Cc" '
+	n=0 &&
+	for m in "${mails[@]:1}"; do
+		if grep -q "^diff --git a/kernel/bpf/verifier.c" "$m"; then
+			n=$((n + 1)) && headers "$m" | grep -q "bpf@vger.kernel.org" && grep -q "^Cc: .*<ast@kernel.org>" "$m" || { cat "$m"; exit 1; }
+		else
+			! headers "$m" | grep -q "bpf@vger.kernel.org" || { echo "bpf on $m"; exit 1; }
+		fi
+	done && test $n -eq 1 && ! headers "$cover" | grep -q bpf
 '
 
 ok "a reroll carries a range-diff against the previous version" '
