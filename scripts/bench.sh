@@ -2,9 +2,9 @@
 # Measure Debian's own binary kernel, the base and every commit (or the
 # commits named) with measure.sh on their bench kernels, compare every
 # kernel against the base (compare.sh) and draw the chart (chart.sh).
-# Each kernel is measured twice: with init_on_alloc=0, so that figures
-# exclude zeroing as in 2009, and with Debian's default init_on_alloc=1
-# (BENCH_ZERO_K boots of pa_bench; its figures end in "-ioa1").
+# Each kernel is measured twice (measure-sets.sh): with init_on_alloc=0,
+# so that figures exclude zeroing as in 2009, and with Debian's default
+# init_on_alloc=1 (BENCH_ZERO_K boots of pa_bench; figures end in -ioa1).
 # Settings are measure.sh's; BENCH_DEBIAN=0 leaves Debian's column out.
 # usage: bench.sh [REV | A..B]...
 DEFAULT_KFLAVOR=bench
@@ -19,25 +19,12 @@ base=$(kgit rev-parse "$(base_tag)^{commit}")
 head_was=$(current_head)
 trap 'restore_head "$head_was"' EXIT
 
-# Both measurements of one kernel, merged into one file of samples
-# (printed); the zeroing set's figure names get the suffix -ioa1.
-measure_both() {
-	local main zero out
-	main=$("$TOP/scripts/measure.sh" "$1") || return 1
-	[[ ${BENCH_ZERO_K:-3} -gt 0 ]] || { echo "$main"; return 0; }
-	zero=$(BENCH_K=${BENCH_ZERO_K:-3} BENCH_STEPS=bench BENCH_APPEND="init_on_alloc=1" \
-		"$TOP/scripts/measure.sh" "$1") || return 1
-	out=${main%.json}+$(basename "$zero" .json | sed 's/^bench-//').json
-	jq -s '.[0] + {samples: (.[0].samples + (.[1].samples | with_entries(.key += "-ioa1")))}' \
-		"$main" "$zero" >"$out.tmp" && mv "$out.tmp" "$out" && echo "$out"
-}
-
 # The base first: every kernel is compared against it.
-bf=$(measure_both "$base") || die "the base $(short "$base") could not be measured"
+bf=$("$TOP/scripts/measure-sets.sh" "$base") || die "the base $(short "$base") could not be measured"
 files=() debian_note=''
 if [[ ${BENCH_DEBIAN:-1} == 1 ]]; then
 	say "debian: Debian's own binary kernel of the imported version"
-	df=$(measure_both debian) || die "Debian's binary kernel could not be measured"
+	df=$("$TOP/scripts/measure-sets.sh" debian) || die "Debian's binary kernel could not be measured"
 	files+=("debian=$df")
 	debian_note="; debian: Debian's own binary"
 fi
@@ -46,7 +33,7 @@ for c in "${commits[@]}"; do
 	i=$((i + 1))
 	[[ $c != "$base" ]] || continue
 	say "[$i/${#commits[@]}] $(short "$c") $(kgit log -1 --format=%s "$c")"
-	f=$(measure_both "$c") || die "$(short "$c"): could not be measured"
+	f=$("$TOP/scripts/measure-sets.sh" "$c") || die "$(short "$c"): could not be measured"
 	files+=("$(short "$c")=$f")
 done
 

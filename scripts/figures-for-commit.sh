@@ -9,11 +9,10 @@ DEFAULT_KFLAVOR=bench
 
 rev=${1:?usage: figures-for-commit.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
-after=$("$TOP/scripts/measure.sh" "$c")
-before=$("$TOP/scripts/measure.sh" "$c^")
-headline=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench'}
-"$TOP/scripts/compare.sh" --show "$headline" "before=$before" "after=$after"
-"$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' -v h="$headline" '
+after=$("$TOP/scripts/measure-sets.sh" "$c")
+before=$("$TOP/scripts/measure-sets.sh" "$c^")
+"$TOP/scripts/compare.sh" --show "$HEADLINE" "before=$before" "after=$after"
+"$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' -v h="$HEADLINE" '
 	$1 ~ h { next }
 	{ n++ }
 	$6 == 1 && $5 < 0 { b++; if (!bmin || $5 < bmin) bmin = $5; if (!bmax || $5 > bmax) bmax = $5 }

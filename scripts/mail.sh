@@ -27,11 +27,12 @@ mb=b4/pagealloc
 cover=$(mktemp)
 trap 'rm -f "$cover" "$table"' EXIT
 # The table is computed again from the measurements make bench recorded,
-# in plain text whatever format the last make bench printed.
+# in plain text whatever format the last make bench printed: the headline
+# rows of it, the marks decided over every figure.
 [[ -f $RESULTS/bench-latest.json ]] || die "no benchmark results in $RESULTS; run 'make bench' first"
 table=$(mktemp)
 mapfile -t inputs < <(jq -r '.inputs[]' "$RESULTS/bench-latest.json")
-{ grep '^#' "$RESULTS/bench-latest.txt" | sed 's/^# \{0,1\}//'; echo; "$TOP/scripts/compare.sh" "${inputs[@]}"; } >"$table"
+{ grep '^#' "$RESULTS/bench-latest.txt" | sed 's/^# \{0,1\}//'; echo; "$TOP/scripts/compare.sh" --show "$HEADLINE" "${inputs[@]}"; } >"$table"
 # Recipients a maintainer would choose: the MAINTAINERS entries of the
 # files touched (no keyword matches, no git history), maintainers in To,
 # lists in Cc; reviewers are left to the lists.  Files that several
