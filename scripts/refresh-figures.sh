@@ -34,12 +34,14 @@ block() { # COMMIT
 	version=${version#base/}
 	# Say which kernel was measured: the changelog names Debian's config
 	# only when the figures come from it.
-	local config="Debian's $version amd64 config (debug info off)" short="Debian's config"
+	local config="Debian's $version amd64 config (debug info off)" short="Debian's config" ioa=''
+	[[ ${BENCH_ZERO_K:-3} -eq 0 ]] ||
+		ioa=" Rows ending in -ioa1 come from ${BENCH_ZERO_K:-3} more boots with Debian's default init_on_alloc=1."
 	[[ $KFLAVOR == bench ]] ||
 		config="allnoconfig plus Debian's memory-management options" short="minimal config"
 	# In words a maintainer can repeat without this repository.
 	fold -s -w 72 <<TEXT | sed 's/ *$//'
-Measured in QEMU 7.2 under TCG with -icount shift=0, where a guest nanosecond is one guest instruction, so that every figure is an instruction count: one vCPU (-cpu max,-cx16), numa=fake=2, a kernel built from $config and booted with init_on_alloc=0, $runs boots per kernel, each with a different unused word on its command line (rows ending in -ioa1: ${BENCH_ZERO_K:-3} more boots with Debian's default init_on_alloc=1). alloc-oN and free-oN are the median instructions of one alloc_pages() or __free_pages() call of order N, read from the clock around each call in a module's loop of alloc/free pairs or of batches of N blocks, less the cost of the clock reads; hackbench is 4 groups of 10 tasks passing 100 messages over pipes or sockets (guest seconds); tbench 2 clients for 2 s (MB/s; paced by guest time, it cannot see a change of this size). '*' marks a change beyond the noise (Welch's t-test on each figure, with the false-discovery rate across all figures held at 5% by the Benjamini-Hochberg procedure):
+Measured in QEMU 7.2 under TCG with -icount shift=0, where a guest nanosecond is one guest instruction, so that every figure is an instruction count: one vCPU (-cpu max,-cx16), numa=fake=2, a kernel built from $config and booted with init_on_alloc=0, $runs boots per kernel, each with a different unused word on its command line.$ioa alloc-oN and free-oN are the median instructions of one alloc_pages() or __free_pages() call of order N, read from the clock around each call in a module's loop of alloc/free pairs or of batches of N blocks, less the cost of the clock reads; hackbench is 4 groups of 10 tasks passing 100 messages over pipes or sockets (guest seconds); tbench 2 clients for 2 s (MB/s; paced by guest time, it cannot see a change of this size). '*' marks a change beyond the noise (Welch's t-test on each figure, with the false-discovery rate across all figures held at 5% by the Benjamini-Hochberg procedure):
 TEXT
 	echo
 	"$TOP/scripts/figures-for-commit.sh" "$c" | sed 's/^/  /'
