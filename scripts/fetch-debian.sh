@@ -20,10 +20,7 @@ if [[ -f $dir/package.json ]]; then
 	exit 0
 fi
 
-# linux-image-amd64 of exactly this version names the ABI package that
-# carries the kernel (linux-image-6.1.0-57-amd64 for 6.1.192-3).
-dep=$("$APT_CACHE" show "linux-image-amd64=$version" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1) || true
-image=$(grep -oE 'linux-image-[0-9][^ ,]*-amd64' <<<"$dep" | head -n1) || true
+image=$(APT_CACHE=$APT_CACHE debian_image_package "$version")
 if [[ -z $image ]]; then
 	have=$("$APT_CACHE" madison linux-image-amd64 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}' | paste -sd' ' -)
 	die "the archive has no linux-image-amd64 $version (it has: ${have:-nothing; run 'apt-get update'}); the binary kernel must be the one built from the imported source"

@@ -65,6 +65,14 @@ base_tag() {
 	echo "$v"
 }
 
+# The package of Debian's binary kernel of VERSION, from the archive's
+# index (linux-image-amd64 of exactly that version depends on it, e.g.
+# linux-image-6.1.0-57-amd64 for 6.1.192-3); empty if there is none.
+debian_image_package() {
+	"${APT_CACHE:-apt-cache}" show "linux-image-amd64=$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1 |
+		grep -oE 'linux-image-[0-9][^ ,]*-amd64' | head -n1 || true
+}
+
 # Die unless series.txt exists; call before reading names, since a die
 # inside a process substitution would not stop the caller.
 require_series() {

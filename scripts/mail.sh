@@ -55,7 +55,10 @@ mapfile -t people < <(recipients "${shared[@]}")
 [[ ${#people[@]} -gt 0 ]] || die "get_maintainer.pl named nobody for: ${shared[*]}"
 
 {
-	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' "$TOP/mail/cover-letter.txt"
+	version=${base#base/}
+	image=$(debian_image_package "$version")
+	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' -e "s/@DEBVER@/$version/" -e "s/@UPSTREAM@/v${version%%-*}/" \
+		-e "s/@DEBABI@/${image#linux-image-} $version/" "$TOP/mail/cover-letter.txt"
 	if [[ $rev -gt 1 ]]; then
 		prev=$(kgit rev-parse -q --verify "refs/tags/mail/v$((rev - 1))") ||
 			die "no mail/v$((rev - 1)) tag in $KTREE: make v$((rev - 1)) first"

@@ -55,6 +55,13 @@ ok "only the patch that touches the BPF verifier goes to BPF, with its maintaine
 	done && test $n -eq 1 && ! headers "$cover" | grep -q bpf
 '
 
+ok "the cover letter has no template leftovers, names its base and cites the 2009 RFC" '
+	! grep -nE "@[A-Z]+@|2026 edition" "$cover" &&
+	grep -q "linux-source-6.1 $(base_tag | sed "s|^base/||")" "$cover" &&
+	grep -q "<1235344649-18265-1-git-send-email-mel@csn.ul.ie>" "$cover" &&
+	if b=$(sed -n "s/^base-commit: //p" "$cover") && [[ -n $b ]]; then git -C "$KTREE" cat-file -e "$b^{commit}"; fi
+'
+
 ok "a reroll carries a range-diff against the previous version" '
 	"$T_TOP/scripts/mail.sh" 2 >/dev/null 2>&1 && c2=$(find "$WORK/mail/v2" -name "*.eml" | sort | head -n1) &&
 	grep -q "Changes since v1" "$c2" && grep -q "PATCH v2" "$c2"
