@@ -69,7 +69,8 @@ functional)
 	# all the kernel sees: two sockets, or the guest boots with one CPU.
 	# shellcheck disable=SC2054
 	qemu+=(-smp 2,sockets=2,cores=1)
-	if kvm_works; then qemu+=(-enable-kvm -cpu host); fi ;;
+	# Under TCG the same CPU model as the deterministic machine's (below).
+	if kvm_works; then qemu+=(-enable-kvm -cpu host); else qemu+=(-cpu "${GUEST_CPU:-max}"); fi ;;
 deterministic)
 	# shellcheck disable=SC2054
 	qemu+=(-smp 1 -icount shift=0,sleep=off -rtc base=2020-01-01T00:00:00,clock=vm)
