@@ -62,14 +62,14 @@ ok "a guest that never finishes is a hang, killed at the time limit" '
 '
 
 ok "an interrupted build leaves no result, and the rerun builds again" '
-	setup && FAKE_MAKE_HANG=1 interrupt_after 3 build.sh base/1.0-1 &&
+	setup && : >make.log && FAKE_MAKE_HANG=1 interrupt_when make.log "^make" build.sh base/1.0-1 &&
 	c=$(git -C work/linux rev-parse base/1.0-1^{commit}) && test ! -e work/results/$c/build.key &&
 	check.sh >table 2>&1 && test "$(grep -cE "^[0-9a-f]{12} .* pass" table)" = 1
 '
 
 ok "an interrupted boot leaves no verdict, and the rerun boots again" '
 	setup && build.sh base/1.0-1 >/dev/null 2>&1 &&
-	FAKE_QEMU=hang interrupt_after 3 boot.sh base/1.0-1 &&
+	: >qemu.log && FAKE_QEMU=hang interrupt_when qemu.log "^qemu" boot.sh base/1.0-1 &&
 	test -z "$(find work/results -name verdict.json)" && test -z "$(find work/results -name "*.tmp.*")" &&
 	boot.sh base/1.0-1 >/dev/null 2>&1
 '

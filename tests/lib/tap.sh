@@ -96,17 +96,23 @@ add_patch() {
 	echo "$1" >>"$SERIES_DIR/series.txt"
 }
 
-# Run a command in its own process group and interrupt the whole group
-# after SECS seconds, as a Ctrl-C at the terminal would.
-interrupt_after() {
-	local secs=$1 pid
-	shift
+# Run a command in its own process group and interrupt the whole group,
+# as a Ctrl-C at the terminal would, once FILE has a line matching
+# PATTERN (the fakes log each call before they hang): a fixed delay lost
+# the race on a loaded machine, before the command reached the step.
+# usage: interrupt_when FILE PATTERN COMMAND...
+interrupt_when() {
+	local file=$1 pattern=$2 pid i
+	shift 2
 	# Job control gives the background job a process group of its own.
 	set -m
 	"$@" >/dev/null 2>&1 &
 	pid=$!
 	set +m
-	sleep "$secs"
+	for ((i = 0; i < 600; i++)); do
+		grep -qE -- "$pattern" "$file" 2>/dev/null && break
+		sleep 0.1
+	done
 	kill -INT -- "-$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	return 0
