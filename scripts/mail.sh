@@ -120,5 +120,12 @@ mkdir -p "$out"
 n=$(find "$out" -name '*.eml' | wc -l)
 want=$(($(kgit rev-list --count "$base..$tip") + 1))
 [[ $n -eq $want ]] || die "b4 wrote $n mails for a series of $((want - 1)) patches and a cover letter (see $out.log)"
+# b4 0.12 names the parent of the base as base-commit, which does not
+# exist for an imported tree (the base is a root commit) and would not be
+# found by anyone else: the cover letter states the base in words instead.
+grep -l '^base-commit: ' "$out"/*.eml | while read -r m; do
+	b=$(sed -n 's/^base-commit: //p' "$m" | head -n1)
+	kgit cat-file -e "$b^{commit}" 2>/dev/null || sed -i '/^base-commit: /d' "$m"
+done
 kgit tag -f "mail/v$rev" "$tip" >/dev/null
 say "v$rev: $n mails in $out (nothing was sent; to send: cd $KTREE && git checkout $mb && b4 send)"
