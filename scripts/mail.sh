@@ -123,7 +123,7 @@ want=$(($(kgit rev-list --count "$base..$tip") + 1))
 # b4 0.12 names the parent of the base as base-commit, which does not
 # exist for an imported tree (the base is a root commit) and would not be
 # found by anyone else: the cover letter states the base in words instead.
-grep -l '^base-commit: ' "$out"/*.eml | while read -r m; do
+{ grep -l '^base-commit: ' "$out"/*.eml || true; } | while read -r m; do
 	b=$(sed -n 's/^base-commit: //p' "$m" | head -n1)
 	kgit cat-file -e "$b^{commit}" 2>/dev/null || sed -i '/^base-commit: /d' "$m"
 done
