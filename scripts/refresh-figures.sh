@@ -77,5 +77,8 @@ for i in "${!names[@]}"; do
 		skip && /^(Signed-off-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Suggested-by|Link|Fixes|Cc): / { skip = 0 }
 		!skip { print }' "$msg" >"$msg.new"
 	rm -f "$b"
-	mv "$msg.new" "$msg"
+	# No blank line at the end where no trailers follow (git drops it,
+	# and export would give back a different file).
+	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$msg.new" >"$msg"
+	rm -f "$msg.new"
 done
