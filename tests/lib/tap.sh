@@ -104,9 +104,11 @@ add_patch() {
 interrupt_when() {
 	local file=$1 pattern=$2 pid i
 	shift 2
-	# Job control gives the background job a process group of its own.
+	# Job control gives the background job a process group of its own.  A
+	# suite started in the background (nohup, CI runners) inherits SIGINT
+	# ignored, which no shell can undo: perl restores it before the exec.
 	set -m
-	"$@" >/dev/null 2>&1 &
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die "exec $ARGV[0]: $!\n"' -- "$@" >/dev/null 2>&1 &
 	pid=$!
 	set +m
 	for ((i = 0; i < 600; i++)); do
