@@ -28,11 +28,12 @@ cover=$(mktemp)
 trap 'rm -f "$cover" "$table"' EXIT
 # The table is computed again from the measurements make bench recorded,
 # in plain text whatever format the last make bench printed: the headline
-# rows of it, the marks decided over every figure.
+# rows of it, the marks decided over every figure.  The letter's own text
+# says how the figures were taken; make bench's header is for us.
 [[ -f $RESULTS/bench-latest.json ]] || die "no benchmark results in $RESULTS; run 'make bench' first"
 table=$(mktemp)
 mapfile -t inputs < <(jq -r '.inputs[]' "$RESULTS/bench-latest.json")
-{ grep '^#' "$RESULTS/bench-latest.txt" | sed 's/^# \{0,1\}//'; echo; "$TOP/scripts/compare.sh" --show "$HEADLINE" "${inputs[@]}"; } >"$table"
+"$TOP/scripts/compare.sh" --show "$HEADLINE" "${inputs[@]}" >"$table"
 # Recipients a maintainer would choose: the MAINTAINERS entries of the
 # files touched (no keyword matches, no git history), maintainers in To,
 # lists in Cc; reviewers are left to the lists.  Files that several
