@@ -11,24 +11,28 @@ export base
 args="init_on_alloc=0 pa.bench=orders=0,2+batches=64+loops=1024"
 export args
 
-# Pair figures repeat bit for bit.  Batch figures need not: the boot logs
+# Order-0 pair figures repeat bit for bit.  The others need not: the boot logs
 # of two boots have diverged by one guest instruction before /init (QEMU's
 # icount without record/replay does not pin every interrupt), which leaves
 # the pcp lists a few pages different when pa_bench starts, and a batch
 # that crosses a refill boundary then costs more (alloc-o2-batch64: 496 in
-# 12 of 16 boots, 502 or 506 in the others).  hackbench is not repeatable
-# at all (README).  Hence every comparison is made over a family of boots.
-# close A.json B.json: same figures, pair ones equal, the rest within 3%.
+# 12 of 16 boots, 502 or 506 in the others).  Order-2 pairs move too, by
+# one order-2 refill: the samples of alloc-o2-pair-z0 in this project's
+# bench families read 480 or 476 on one kernel, and a CI run saw 507 and
+# 501; order-0 pairs never moved in 66 families.  hackbench is not
+# repeatable at all (README).  Hence every comparison is made over a
+# family of boots.
+# close A.json B.json: same figures, order-0 pairs equal, the rest within 3%.
 close() {
 	jq -e -n --slurpfile a "$1" --slurpfile b "$2" '
 		$a[0].figures as $x | $b[0].figures as $y |
 		($x | keys) == ($y | keys) and ($x | length) > 5 and
 		all($x | to_entries[]; .key as $k | (.value - $y[$k]) as $d |
-			if ($k | test("-pair-")) then $d == 0
+			if ($k | test("-o0-pair-")) then $d == 0
 			else ((if $d < 0 then -$d else $d end) <= 0.03 * .value) end)'
 }
 
-ok "two deterministic boots of one kernel repeat pair figures exactly, batch ones within 3%" '
+ok "two deterministic boots of one kernel repeat order-0 pair figures exactly, the rest within 3%" '
 	d1=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
 	figures.sh "$d1" >/dev/null && cp "$d1/figures.json" one.json &&
 	d2=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
