@@ -15,6 +15,10 @@ resolve_revs commits "$@"
 boots=("kunit|" "kunit|debug_pagealloc=on page_poison=1")
 [[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
 
+# The build matrix (matrix.sh) compiles each commit in Debian's configs
+# too; CHECK_MATRIX=0 leaves it out, for a quick look at boots alone.
+CHECK_MATRIX=${CHECK_MATRIX:-1}
+
 # The base is built first: its warnings and text size are the reference.
 "$TOP/scripts/build.sh" "$base" >/dev/null || die "the base $(short "$base") does not build"
 bj=$RESULTS/$base/build.json
@@ -29,7 +33,7 @@ for c in "${commits[@]}"; do
 	subj=$(kgit log -1 --format=%s "$c")
 	[[ $c == "$base" ]] && subj="(base) $subj"
 	progress "$i" "$total" "build $(short "$c") $subj"
-	verdict=pass why='' boot_s=- tests=- newwarn=- dtext=- build_s=-
+	verdict=pass why='' boot_s=- tests=- newwarn=- dtext=- build_s=- matrix=-
 	result_dir "$c" >/dev/null
 	if "$TOP/scripts/build.sh" "$c" >/dev/null; then
 		cj=$RESULTS/$c/build.json
@@ -38,6 +42,17 @@ for c in "${commits[@]}"; do
 		dtext=$(( $(jq -r .page_alloc_text "$cj") - $(jq -r .page_alloc_text "$bj") ))
 		if [[ $newwarn -gt 0 ]]; then
 			verdict=failed why="new warning: $(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | head -n1)"
+		fi
+		if [[ $CHECK_MATRIX == 1 ]]; then
+			progress "$i" "$total" "build matrix $(short "$c")"
+			if m=$("$TOP/scripts/matrix.sh" "$c"); then
+				matrix=$m
+			else
+				matrix=$(head -n1 <<<"$m")
+				[[ $verdict != pass ]] || verdict=failed why="matrix: $(sed -n 2p <<<"$m")"
+				[[ $why != "matrix: " ]] || why="matrix: matrix.sh failed (see its error above)"
+			fi
+			matrix=${matrix:--}
 		fi
 		p=0 f=0 s=0 boot_s=''
 		for b in "${boots[@]}"; do
@@ -61,8 +76,8 @@ for c in "${commits[@]}"; do
 		verdict=failed why="build: $(jq -r '.error // empty' "$RESULTS/$c/build.json" 2>/dev/null || echo "see $RESULTS/$c/build.log")"
 	fi
 	[[ $verdict == pass ]] || failed=$((failed + 1))
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
-		"$newwarn" "$dtext" "$boot_s" "$tests" "$verdict" "$why" >>"$rows"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
+		"$newwarn" "$matrix" "$dtext" "$boot_s" "$tests" "$verdict" "$why" >>"$rows"
 done
 
 "$TOP/scripts/table.sh" "${TABLE_FORMAT:-text}" <"$rows" | tee "$WORK/check-table.txt"

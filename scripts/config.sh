@@ -4,26 +4,37 @@
 #   check: allnoconfig plus the fragments under qemu/config/
 #   bench: Debian's own config of the imported version (from the binary
 #          package, fetch-debian.sh) with qemu/bench.config on top
-# usage: config.sh BUILD_DIR
+# or, given BASE-CONFIG and FRAGMENT, that fragment over that config (the
+# build matrix, matrix.sh).
+# usage: config.sh BUILD_DIR [BASE-CONFIG FRAGMENT]
 . "$(dirname "$0")/lib.sh"
 
-build=${1:?usage: config.sh BUILD_DIR}
+build=${1:?usage: config.sh BUILD_DIR [BASE-CONFIG FRAGMENT]}
 mkdir -p "$build"
 frag=$build/fragments.config
-case $KFLAVOR in
-check)
-	cat "$TOP"/qemu/config/*.config >"$frag"
-	make -s -C "$KTREE" O="$build" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null ;;
-bench)
-	cp "$TOP/qemu/bench.config" "$frag"
-	deb=$("$TOP/scripts/fetch-debian.sh") || die "Debian's config comes with its binary kernel, which could not be fetched"
-	# Debian's lines for the symbols the fragment sets go; the fragment's
-	# come after, and olddefconfig resolves what follows from them.
-	syms=$(grep -oE 'CONFIG_[A-Za-z0-9_]+' "$frag" | sort -u | paste -sd'|' -)
-	grep -vE "^(# )?($syms)[= ]" "$deb/config" >"$build/.config"
+# over BASE-CONFIG: Debian's lines for the symbols the fragment sets go;
+# the fragment's come after, and olddefconfig resolves what follows.
+over() {
+	local syms
+	syms=$(grep -oE 'CONFIG_[A-Za-z0-9_]+' "$frag" | sort -u | paste -sd'|' - || true)
+	grep -vE "^(# )?(${syms:-CONFIG_NONE_})[= ]" "$1" >"$build/.config"
 	cat "$frag" >>"$build/.config"
-	make -s -C "$KTREE" O="$build" olddefconfig >/dev/null ;;
-esac
+	make -s -C "$KTREE" O="$build" olddefconfig >/dev/null
+}
+if [[ $# -ge 3 ]]; then
+	cp "$3" "$frag"
+	over "$2"
+else
+	case $KFLAVOR in
+	check)
+		cat "$TOP"/qemu/config/*.config >"$frag"
+		make -s -C "$KTREE" O="$build" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null ;;
+	bench)
+		cp "$TOP/qemu/bench.config" "$frag"
+		deb=$("$TOP/scripts/fetch-debian.sh") || die "Debian's config comes with its binary kernel, which could not be fetched"
+		over "$deb/config" ;;
+	esac
+fi
 
 lost=0
 while IFS= read -r line; do
@@ -38,4 +49,4 @@ while IFS= read -r line; do
 	say "asked for '$want', Kconfig gave '$got'"
 	lost=1
 done <"$frag"
-[[ $lost -eq 0 ]] || die "the $KFLAVOR config fragments ask for values Kconfig cannot give (see above)"
+[[ $lost -eq 0 ]] || die "the ${3:-$KFLAVOR} config fragments ask for values Kconfig cannot give (see above)"

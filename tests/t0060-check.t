@@ -40,6 +40,30 @@ ok "a commit that adds a compiler warning fails, naming the warning" '
 	must_say "1 of 2 commits failed"
 '
 
+ok "the build matrix compiles every commit in each config and counts those that pass" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	check.sh >table 2>progress && cat table &&
+	test "$(grep -cE "^[0-9a-f]{12} .* 2/2 .* pass" table)" = 2 &&
+	must_say "^\[2/2\] build matrix [0-9a-f]{12}" progress &&
+	must_say "^make mm/page_alloc.o" make.log &&
+	c=$(git -C work/linux rev-parse series) && jq -e ".status == \"ok\"" work/results/$c/matrix/rt.json
+'
+
+ok "a warning in one config of the matrix fails the commit, naming the config and the warning" '
+	setup && patch_from rt "mm: rt" "1i #ifdef CONFIG_PREEMPT_RT\n#warning planted for rt\n#endif" &&
+	must_fail check.sh && must_say "mm: rt .* 1/2 .*failed.*matrix: rt: new warning: mm/page_alloc.c: warning: #warning planted for rt"
+'
+
+ok "an error in one config of the matrix fails the commit, naming the config" '
+	setup && patch_from rt "mm: rt" "1i #ifdef CONFIG_PREEMPT_RT\n#error planted for rt\n#endif" &&
+	must_fail check.sh && must_say "mm: rt .* 1/2 .*failed.*matrix: rt: error: .*planted for rt"
+'
+
+ok "Debian configs of another version than the source are refused, naming both" '
+	setup && DEBIAN_CONFIG_VERSION=0.9-1 must_fail matrix.sh base/1.0-1 &&
+	must_say "configs of 1.0-1.*linux-config-.* here is .0.9-1."
+'
+
 ok "a commit that does not build fails, naming the file and first error" '
 	setup && patch_from broken "mm: broken" "s/return 1;/return 1/" &&
 	must_fail check.sh && must_say "mm: broken .*failed.*build: .*mm/page_alloc.c:[0-9]+:[0-9]+: error"

@@ -84,6 +84,18 @@ fixture_env() {
 	export WORK=$PWD/work TARBALL=$PWD/linux-source-6.1.tar.xz SOURCE_VERSION=${1:-1.0-1}
 	export SERIES_DIR=$PWD/series
 	unset KTREE RESULTS BASE
+	fixture_matrix
+}
+
+# Debian's configs of the fixture's version, and a build matrix of two
+# configs over them: Debian's own, and the rt flavour (CONFIG_PREEMPT_RT).
+fixture_matrix() {
+	export DEBIAN_CONFIG_DIR=$PWD/debconf DEBIAN_CONFIG_VERSION=$SOURCE_VERSION MATRIX=$PWD/matrix
+	mkdir -p "$DEBIAN_CONFIG_DIR" "$MATRIX"
+	printf 'CONFIG_MMU=y\n' | xz >"$DEBIAN_CONFIG_DIR/config.amd64_none_amd64.xz"
+	printf 'CONFIG_MMU=y\nCONFIG_PREEMPT_RT=y\n' | xz >"$DEBIAN_CONFIG_DIR/config.amd64_rt_amd64.xz"
+	printf '# as shipped\n' >"$MATRIX/debian.config"
+	printf '# base-config: rt_amd64\n' >"$MATRIX/rt.config"
 }
 
 # Write patch NAME into the series directory: message and diff.

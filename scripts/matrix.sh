@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The build matrix of one commit: compile the objects the series touches
+# in every config of qemu/matrix/ (Debian's own configs of the imported
+# version, from linux-config-<major.minor>, with a fragment on top), and
+# compare the warnings of the compiler and objtool with the base's in the
+# same config.  An error or a new warning fails the commit, naming the
+# config.  A compile, not a boot: these kernels are not booted.
+# Kept per commit, reused while nothing that goes into them changes:
+#   $RESULTS/<commit>/matrix/<config>.{log,warnings,json,key}
+# usage: matrix.sh REV
+#   prints "PASSED/CONFIGS" ("-" with no C file to compile), then one line
+#   per failed config; exit 1 if any failed
+. "$(dirname "$0")/lib.sh"
+
+MATRIX=${MATRIX:-$TOP/qemu/matrix}
+rev=${1:?usage: matrix.sh REV}
+commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
+base=$(kgit rev-parse "$(base_tag)^{commit}")
+version=$(base_tag)
+version=${version#base/}
+mm=$(cut -d. -f1,2 <<<"$version")
+# Debian's configs of every flavour, for exactly the imported version.
+CONFIG_DIR=${DEBIAN_CONFIG_DIR:-/usr/src/linux-config-$mm}
+have=${DEBIAN_CONFIG_VERSION:-$(dpkg-query -W -f='${Version}' "linux-config-$mm" 2>/dev/null || true)}
+[[ $have == "$version" ]] ||
+	die "the matrix starts from Debian's configs of $version, the imported source; linux-config-$mm here is '${have:-not installed}' (apt-get install linux-config-$mm=$version)"
+
+mapfile -t names < <(find "$MATRIX" -maxdepth 1 -name '*.config' -printf '%f\n' | sed 's/\.config$//' | sort)
+[[ ${#names[@]} -gt 0 ]] || die "no configs in $MATRIX"
+# The objects: every C file the series changes, and REV's own.
+mapfile -t objects < <( {
+	! kgit rev-parse -q --verify "$BRANCH^{commit}" >/dev/null || kgit diff --name-only "$base" "$BRANCH" -- '*.c'
+	kgit diff --name-only "$base" "$commit" -- '*.c'; } | sort -u | sed 's/\.c$/.o/')
+if [[ ${#objects[@]} -eq 0 ]]; then
+	say "$(short "$commit"): the series changes no C file, so the matrix has nothing to compile"
+	echo -
+	exit 0
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
+JOBS=${JOBS:-$(($(nproc) + 1))}
+head_was=$(current_head)
+trap 'restore_head "$head_was"' EXIT
+
+# Whether the config in BUILD_DIR builds OBJ: kbuild compiles any object
+# it is asked for, and one the config leaves out need not compile (mempolicy.c
+# without NUMA does not), so the condition is read from the obj-$(CONFIG_X)
+# line of the object's Makefile.
+builds() { # BUILD_DIR OBJ
+	local mk o sym
+	mk=$KTREE/$(dirname "$2")/Makefile o=$(basename "$2")
+	[[ -f $mk ]] || return 0
+	sym=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$mk" |
+		grep -E "^obj-\\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*[+:]?=(.*[[:space:]])?$o([[:space:]]|$)" |
+		grep -m1 -oE 'CONFIG_[A-Z0-9_]+' || true)
+	[[ -z $sym ]] || grep -qE "^$sym=[ym]" "$1/.config"
+}
+
+# compile COMMIT NAME: the objects of COMMIT in config NAME, unless done.
+compile() {
+	local c=$1 name=$2 frag=$MATRIX/$2.config out flavour basecfg key build log objs o status
+	out=$(result_dir "$c")/matrix
+	flavour=$(sed -n 's/^# base-config: *//p' "$frag")
+	basecfg=$CONFIG_DIR/config.amd64_${flavour:-none_amd64}.xz
+	[[ -f $basecfg ]] || die "$name: $frag starts from $basecfg, which does not exist"
+	key=$( { kgit rev-parse "$c^{tree}"; cat "$frag" "$basecfg" "$TOP/scripts/matrix.sh";
+		printf '%s\n' "${objects[@]}"; } | sha1sum | cut -c1-16)
+	[[ ! -f $out/$name.key || $(cat "$out/$name.key") != "$key" ]] || return 0
+
+	take_build_lock
+	if [[ $(kgit rev-parse HEAD) != "$c" ]]; then
+		[[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
+			die "$KTREE has uncommitted changes; commit them (then 'make export') or 'git -C $KTREE stash'"
+		kgit checkout -q --detach "$c"
+	fi
+	build=$WORK/build/matrix-$name-$(cat "$frag" "$basecfg" | sha1sum | cut -c1-8)
+	if [[ ! -f $build/.configured ]]; then
+		mkdir -p "$build"
+		xzcat "$basecfg" >"$build/debian.config"
+		"$TOP/scripts/config.sh" "$build" "$build/debian.config" "$frag" ||
+			die "$name: the fragment $frag does not apply to Debian's $(basename "$basecfg" .xz)"
+		touch "$build/.configured"
+	fi
+	objs=()
+	for o in "${objects[@]}"; do
+		! builds "$build" "$o" || objs+=("$o")
+	done
+	mkdir -p "$out"
+	rm -f "$out/$name.key"
+	log=$out/$name.log
+	say "$(short "$c"): compiling ${objs[*]} with the $name config"
+	status=ok
+	make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
+	# Without the tree's path and line numbers, so that a line the commit
+	# moves is not a new warning.
+	grep -E ': (warning|error):' "$log" | sed -E "s|$KTREE/||; s/:[0-9]+:[0-9]+:/:/" |
+		sort -u >"$out/$name.warnings" || true
+	jq -n --arg config "$name" --arg status "$status" --arg from "$(basename "$basecfg" .xz)" \
+		--args '{config: $config, from: $from, status: $status, objects: $ARGS.positional}' \
+		"${objs[@]}" >"$out/$name.json"
+	echo "$key" >"$out/$name.key"
+}
+
+passed=0
+failures=()
+# The base's warnings are the reference; all of its configs first, so
+# that the tree is checked out twice, not twice per config.
+for name in "${names[@]}"; do
+	[[ $commit == "$base" ]] || compile "$base" "$name"
+done
+for name in "${names[@]}"; do
+	compile "$commit" "$name"
+	out=$(result_dir "$commit")/matrix
+	why=''
+	if [[ $(jq -r .status "$out/$name.json") != ok ]]; then
+		why="error: $(grep -m1 -E ': error:|\*\*\* ' "$out/$name.log" || tail -n1 "$out/$name.log")"
+	elif [[ $commit != "$base" ]]; then
+		new=$(comm -13 "$(result_dir "$base")/matrix/$name.warnings" "$out/$name.warnings" | head -n1)
+		[[ -z $new ]] || why="new warning: $new"
+	fi
+	if [[ -z $why ]]; then
+		passed=$((passed + 1))
+	else
+		failures+=("$name: $why")
+	fi
+done
+echo "$passed/${#names[@]}"
+[[ ${#failures[@]} -eq 0 ]] || { printf '%s\n' "${failures[@]}"; exit 1; }
