@@ -15,6 +15,10 @@ esac
 good=${1:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}
 bad=${2:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}
 export METRIC=${3:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}
+# The profile's figures come from profiled boots of the workloads.
+if [[ $METRIC == prof-* || $METRIC == pagefault ]]; then
+	export BENCH_PROFILE=1 BENCH_STEPS=${BENCH_STEPS:-hackbench,tbench,pagefault} BENCH_K=${BENCH_K:-3}
+fi
 export THRESHOLD=${4:-${THRESHOLD:-2}}
 step=$TOP/bisect/step.sh
 g=$(kgit rev-parse --verify -q "$good^{commit}") || die "GOOD=$good: no such commit in $KTREE"

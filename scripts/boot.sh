@@ -18,12 +18,14 @@ usage: boot.sh [options] REV
   --out DIR          result directory
   --force            boot even if a cached result exists
   --gdb PORT         start halted, gdb stub on PORT; never cached
+  --profile          count the guest kernel's instructions per function in
+                     each workload's window (paprof plugin): profile.txt
 Prints the result directory; its verdict.json holds the verdict (pass,
 failed, hang, infra).  Exit status 0 only for pass.
 USAGE
 }
 
-mode=functional run=kunit append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0 gdb=''
+mode=functional run=kunit append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0 gdb='' profile=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--mode) mode=$2; shift 2 ;;
@@ -33,6 +35,7 @@ while [[ $# -gt 0 ]]; do
 	--out) out=$2; shift 2 ;;
 	--force) force=1; shift ;;
 	--gdb) gdb=$2; force=1; shift 2 ;;
+	--profile) profile=$("$TOP/scripts/paprof-plugin.sh") || exit 1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage >&2; exit 2 ;;
 	*) break ;;
@@ -105,7 +108,12 @@ want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return
 [[ ,$run, != *,bench,* ]] || want pa_bench
 [[ $append != *pa.provoke=warn* ]] || want pa_provoke
 [[ $append != *pa.provoke=fail* ]] || want pa_fail
-key=$( { echo "${qemu[*]} $cmdline"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" \
+if [[ -n $profile ]]; then
+	[[ -f $built/System.map ]] || die "--profile needs $built/System.map"
+	# The plugin reads addresses against System.map: no KASLR.
+	cmdline+=" nokaslr"
+fi
+key=$( { echo "${qemu[*]} $cmdline ${profile:+profile}"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" ${profile:+"$profile"} \
 	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
 # An infrastructure failure says nothing about the kernel: boot again.
@@ -133,6 +141,7 @@ echo "$cmdline" >"$tmp/cmdline"
 say "$K_NAME: booting ($mode, run=$run, limit ${timeout}s)"
 start=$(date +%s.%N)
 [[ -z $gdb ]] || qemu+=(-gdb "tcp:127.0.0.1:$gdb" -S)
+[[ -z $profile ]] || qemu+=(-plugin "$profile,map=$built/System.map,out=$tmp/profile.txt")
 set +e
 timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
 	-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \

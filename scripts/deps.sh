@@ -2,7 +2,7 @@
 # Install the Debian packages the project needs; silent when all are there.
 set -euo pipefail
 
-pkgs=(linux-source-6.1 linux-config-6.1 gcc make ccache git jq bc flex bison
+pkgs=(linux-source-6.1 linux-config-6.1 gcc libc6-dev make ccache git jq bc flex bison
 	libelf-dev libssl-dev dwarves cpio xz-utils gzip qemu-system-x86
 	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb)
 

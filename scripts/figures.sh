@@ -2,7 +2,8 @@
 # Turn the figure lines of one boot's results.txt into DIR/figures.json:
 #   {"figures": {NAME: value, ...}, "units": {NAME: unit, ...}}
 # Microbenchmark lines (their per-call median) become NAME = <alloc|free>-o<order>-<pair|batchN>-z<0|1>;
-# plain "figure NAME VALUE UNIT" lines (hackbench, tbench) keep their name.
+# plain "figure NAME VALUE UNIT" lines (hackbench, tbench, pagefault) keep
+# their name; a profiled boot adds the prof-* figures of profile-figures.sh.
 # usage: figures.sh DIR
 . "$(dirname "$0")/lib.sh"
 
@@ -27,5 +28,14 @@ awk '
 ' "$dir/results.txt" |
 	jq -R -n '[inputs | split(" ")] |
 		{figures: (map({key: .[0], value: (.[1] | tonumber)}) | from_entries),
-		 units: (map({key: .[0], value: .[2]}) | from_entries)}' >"$dir/figures.json"
+		 units: (map({key: .[0], value: .[2]}) | from_entries)}' >"$dir/figures.json.tmp"
+if [[ -f $dir/profile.txt ]]; then
+	prof=$("$TOP/scripts/profile-figures.sh" "$dir")
+	jq -s '.[0] + {figures: (.[0].figures + .[1].figures),
+		units: (.[0].units + (.[1].figures | with_entries(.value = (if (.key | test("-share$")) then "%" else "insns" end))))}' \
+		"$dir/figures.json.tmp" "$prof" >"$dir/figures.json"
+	rm -f "$dir/figures.json.tmp"
+else
+	mv "$dir/figures.json.tmp" "$dir/figures.json"
+fi
 jq '.figures | length' "$dir/figures.json"

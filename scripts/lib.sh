@@ -42,8 +42,9 @@ export GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
 PROG=${PROG:-$(basename "$0" .sh)}
 # The figures a changelog or the cover letter shows (the rest are summed
 # up in one line): order-0 pairs and the batches past the pcp high mark,
-# orders 4 and 9, the workloads, and order 0 with init_on_alloc=1.
-HEADLINE=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench|^(alloc|free)-o0-pair-z0-ioa1$'}
+# orders 4 and 9, the workloads, order 0 with init_on_alloc=1, and the
+# allocator's instructions per operation of each profiled workload.
+HEADLINE=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench|^pagefault$|^(alloc|free)-o0-pair-z0-ioa1$|^prof-.*-allocator$'}
 # The trailer replay adds to every commit, and export takes off again.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SIGNOFF="Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"

@@ -9,7 +9,9 @@
 #   BENCH_MODE=functional: plain TCG (or KVM), wall clock; K repeats.
 # Settings: BENCH_K (5), BENCH_MODE, BENCH_STEPS (bench,hackbench,tbench),
 # BENCH_APPEND (kernel arguments), BENCH_ARGS (pa_bench module parameters,
-# joined with '+'), BENCH_PAD_CHAR (a).  A set already measured is not measured again.
+# joined with '+'), BENCH_PAD_CHAR (a), BENCH_PROFILE=1 (boot with the paprof
+# plugin: the prof-* figures of profile-figures.sh too).  A set already
+# measured is not measured again.
 # REV is a commit, measured on its bench kernel (KFLAVOR=check: its check
 # kernel), or "debian", Debian's own binary kernel.
 # usage: measure.sh REV
@@ -26,13 +28,15 @@ args=${BENCH_ARGS:-}
 # The letter the perturbation words are made of: another letter gives an
 # independent family of boots of the same kernel.
 pad_char=${BENCH_PAD_CHAR:-a}
+profile=()
+[[ ${BENCH_PROFILE:-0} != 1 ]] || profile=(--profile)
 rev=${1:?usage: measure.sh REV}
 resolve_kernel "$rev"
 # The results directory belongs to the tree, which outlives a change of
 # config or guest modules: the build's key keeps such a rebuild from being
 # served the old kernel's figures.
 # The machine (CPU model, guest init) is part of what was measured.
-set_key=$( { echo "$K $mode $steps $append $args $pad_char ${GUEST_CPU:-}"; cat "$K_DIR/build.key" \
+set_key=$( { echo "$K $mode $steps $append $args $pad_char ${GUEST_CPU:-} ${profile[*]}"; cat "$K_DIR/build.key" \
 	"$TOP/scripts/boot.sh" "$TOP/qemu/guest/init"; } |
 	sha1sum | cut -c1-8)
 out=$K_DIR/bench-$set_key.json
@@ -45,7 +49,7 @@ pad=''
 for ((k = 1; k <= K; k++)); do
 	pad+=$pad_char
 	progress "$k" "$K" "measure $K_NAME ($mode, $append pa.pad=$pad)"
-	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" \
+	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" "${profile[@]}" \
 		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$K_DIR") ||
 		die "$K_NAME: benchmark boot $k: $(jq -r .reason "$d/verdict.json" 2>/dev/null)"
 	"$TOP/scripts/figures.sh" "$d" >/dev/null

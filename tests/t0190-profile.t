@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The workload profile (boot.sh --profile, the paprof plugin) counts what
+# make step counts, sees a planted allocator regression in every workload,
+# lets make bisect find it, and does not blame the allocator for a
+# slowdown elsewhere.  On check kernels, with small workloads.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/kernel.sh"
+
+base=$(kgit rev-parse "$(base_tag)^{commit}")
+# Order-0 requests skip the per-cpu lists: zone->lock for every allocation.
+slow=$(plant_commit "$base" "profile-test: order-0 allocations bypass the pcp lists" \
+	'sed -i "s/^\tif (likely(pcp_allowed_order(order))) {$/\tif (likely(pcp_allowed_order(order)) \&\& order) {/" "$1" &&
+	 grep -q "pcp_allowed_order(order)) && order)" "$1"')
+# A slowdown outside the allocator: every pipe write spins a little.
+pipe=$(kgit show "$base:fs/pipe.c" | sed "/^pipe_write(struct kiocb \*iocb, struct iov_iter \*from)$/,/^{$/{/^{$/a\\
+	for (int pa_i = 0; pa_i < 2000; pa_i++) barrier();
+}" >"$T_SCRATCH/pipe.c" && commit_with_file "$base" fs/pipe.c "$T_SCRATCH/pipe.c" "profile-test: slow pipe writes")
+export base slow pipe
+export BENCH_PROFILE=1 BENCH_K=2 BENCH_STEPS=hackbench,tbench,pagefault
+export BENCH_APPEND="init_on_alloc=0 pa.tbench_secs=2 pa.hackbench_loops=20 pa.pagefault=16x2"
+
+ok "the profile of pa_bench's order-0 pair loop agrees with make step within 1%" '
+	profile-vs-step.sh "$base" >out && cat out && must_say "^total .*pairs" out
+'
+
+ok "bypassing the pcp lists makes every workload dearer in allocator instructions" '
+	test -n "$slow" && b=$(measure.sh "$base") && s=$(measure.sh "$slow") &&
+	compare.sh --tsv base="$b" slow="$s" >cmp && grep "allocator" cmp &&
+	for w in hackbench-pipe hackbench-socket tbench-2 pagefault; do
+		awk -F"\t" -v f="prof-$w-allocator" "\$1 == f && \$6 == 1 && \$5 > 0 { ok = 1 } END { exit !ok }" cmp ||
+			{ echo "prof-$w-allocator did not move"; exit 1; }
+	done
+'
+
+ok "a slowdown outside the allocator leaves the page-fault allocator figure where it was" '
+	test -n "$pipe" && b=$(measure.sh "$base") && p=$(measure.sh "$pipe") &&
+	compare.sh --tsv base="$b" pipe="$p" >cmp && grep -E "pagefault-allocator|hackbench-pipe-kernel" cmp &&
+	awk -F"\t" "\$1 == \"prof-hackbench-pipe-kernel\" && \$6 == 1 && \$5 > 0 { ok = 1 } END { exit !ok }" cmp &&
+	awk -F"\t" "\$1 == \"prof-pagefault-allocator\" && \$6 == 0 { ok = 1 } END { exit !ok }" cmp
+'
+
+ok "make bisect names the pcp bypass on the page-fault allocator figure" '
+	c1=$(plant_commit "$base" "profile-test: a comment" "echo \"/* profile self-test */\" >>\"\$1\"") &&
+	c2=$(plant_patch "$c1" "profile-test: order-0 allocations bypass the pcp lists" <(kgit diff "$base" "$slow")) &&
+	c3=$(plant_commit "$c2" "profile-test: another comment" "echo \"/* the end */\" >>\"\$1\"") &&
+	BENCH_STEPS=pagefault "$T_TOP/bisect/run.sh" "$base" "$c3" prof-pagefault-allocator 5 >out 2>&1; cat out;
+	must_say "^culprit: [0-9a-f]+ profile-test: order-0 allocations bypass the pcp lists" out
+'
+done_testing
