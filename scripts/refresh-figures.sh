@@ -37,11 +37,14 @@ block() { # COMMIT
 	local config="Debian's $version amd64 config (debug info off)" short="Debian's config" ioa=''
 	[[ ${BENCH_ZERO_K:-3} -eq 0 ]] ||
 		ioa=" Rows ending in -ioa1 come from ${BENCH_ZERO_K:-3} more boots with Debian's default init_on_alloc=1."
+	local prof=''
+	[[ ${BENCH_PROFILE_K:-3} -eq 0 ]] ||
+		prof=" From ${BENCH_PROFILE_K:-3} more boots of each kernel, the same workloads and a page-fault one (mmap 64 MB of anonymous memory, write one byte per page, munmap, 4 times; pagefault is guest ns per fault) were profiled: a TCG plugin counted every instruction the guest kernel executed, by function of System.map, and prof-W-allocator is the page allocator's instructions per operation of workload W (per message, tbench operation or fault), zeroing included."
 	[[ $KFLAVOR == bench ]] ||
 		config="allnoconfig plus Debian's memory-management options" short="minimal config"
 	# In words a maintainer can repeat without this repository.
 	fold -s -w 72 <<TEXT | sed 's/ *$//'
-Measured in QEMU 7.2 under TCG with -icount shift=0, where a guest nanosecond is one guest instruction, so that every figure is an instruction count: one vCPU (-cpu max,-cx16), numa=fake=2, a kernel built from $config and booted with init_on_alloc=0, $runs boots per kernel, each with a different unused word on its command line.$ioa alloc-oN and free-oN are the median instructions of one alloc_pages() or __free_pages() call of order N, read from the clock around each call in a module's loop of alloc/free pairs or of batches of N blocks, less the cost of the clock reads; hackbench is 4 groups of 10 tasks passing 100 messages over pipes or sockets (guest seconds); tbench 2 clients for 2 s (MB/s; paced by guest time, it cannot see a change of this size). '*' marks a change beyond the noise (Welch's t-test on each figure, with the false-discovery rate across all figures held at 5% by the Benjamini-Hochberg procedure):
+Measured in QEMU 7.2 under TCG with -icount shift=0, where a guest nanosecond is one guest instruction, so that every figure is an instruction count: one vCPU (-cpu max,-cx16), numa=fake=2, a kernel built from $config and booted with init_on_alloc=0, $runs boots per kernel, each with a different unused word on its command line.$ioa alloc-oN and free-oN are the median instructions of one alloc_pages() or __free_pages() call of order N, read from the clock around each call in a module's loop of alloc/free pairs or of batches of N blocks, less the cost of the clock reads; hackbench is 4 groups of 10 tasks passing 100 messages over pipes or sockets (guest seconds); tbench 2 clients for 2 s (MB/s; paced by guest time, it cannot see a change of this size).$prof '*' marks a change beyond the noise (Welch's t-test on each figure, with the false-discovery rate across all figures held at 5% by the Benjamini-Hochberg procedure):
 TEXT
 	echo
 	"$TOP/scripts/figures-for-commit.sh" "$c" | sed 's/^/  /'
