@@ -5,12 +5,13 @@
 #   make bisect GOOD=… BAD=… METRIC=… [THRESHOLD=…]   find a regression
 #   make mail [REROLL=N]       the series as mail files, with b4
 #   make step REV=…            one order-0 alloc and free single-stepped: instructions by function
+#   make profile [REVS=…]      where hackbench, tbench and page faults spend allocator instructions
 #   make equivalence [REV=…]   REV's bench kernel and Debian's own binary step the same instructions?
 #   make figures [NAMES=…]     rewrite each changelog's measured figures, then replay
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export build boot step equivalence figures check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export build boot step profile equivalence figures check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -36,6 +37,9 @@ boot: deps
 
 step: deps
 	@$(S)/step-fastpath.sh $(or $(REV),$(error REV=<commit> is required))
+
+profile: deps
+	@$(S)/profile.sh $(REVS)
 
 equivalence: deps
 	@$(S)/equivalence.sh $(REV)

@@ -123,6 +123,14 @@ resolve_kernel() {
 	fi
 }
 
+# The profiled set of one kernel (measure.sh with the paprof plugin):
+# BENCH_PROFILE_K boots (default 3) of hackbench, tbench and the page-fault
+# workload, letters p, pp, ... as perturbation.  Prints its samples file.
+measure_profile() {
+	BENCH_K=${BENCH_PROFILE_K:-3} BENCH_PROFILE=1 BENCH_STEPS=hackbench,tbench,pagefault \
+		BENCH_PAD_CHAR=p "$TOP/scripts/measure.sh" "$1"
+}
+
 # Print a progress line that says how far along a long loop is.
 progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }
 

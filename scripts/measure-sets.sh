@@ -30,8 +30,7 @@ if [[ $zk -gt 0 ]]; then
 	merge "$zero" 'with_entries(.key += "-ioa1")'
 fi
 if [[ $pk -gt 0 ]]; then
-	prof=$(BENCH_K=$pk BENCH_PROFILE=1 BENCH_STEPS=hackbench,tbench,pagefault BENCH_PAD_CHAR=p \
-		"$TOP/scripts/measure.sh" "$rev") || die "$rev could not be profiled"
+	prof=$(measure_profile "$rev") || die "$rev could not be profiled"
 	merge "$prof" 'with_entries(select(.key | test("^(prof-|pagefault)")))'
 fi
 echo "$out"
