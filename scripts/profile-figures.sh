@@ -5,9 +5,13 @@
 # operation by bucket (qemu/profile/buckets.tsv).  Writes DIR/profile.json:
 #   {"workloads": {NAME: {"ops": N, "unit": U, "kernel": I, "user": I,
 #                         "buckets": {BUCKET: I, ...}}},
-#    "figures": {"prof-NAME-allocator": I/op (all buckets),
+#    "figures": {"prof-NAME-allocator": I/op (all buckets but zeroing),
 #                "prof-NAME-BUCKET": I/op, "prof-NAME-kernel": I/op,
 #                "prof-NAME-allocator-share": % of the kernel's}}
+# Zeroing stays out of the allocator's total: under icount each byte of
+# clear_page()'s rep stosb counts as an instruction (4100 a page), and
+# how many pages a workload zeroes moves with how its tasks fork and
+# interleave, which would bury the allocator's own cost in that noise.
 # and prints its path.
 # usage: profile-figures.sh BOOT-DIR
 . "$(dirname "$0")/lib.sh"
@@ -51,7 +55,7 @@ done <<<"$rows" | jq -s '
 	(add // {}) as $w |
 	{workloads: $w,
 	 figures: ([$w | to_entries[] | .key as $n | .value as $v |
-		($v.buckets | add // 0) as $alloc |
+		($v.buckets | del(.zeroing) | add // 0) as $alloc |
 		{("prof-\($n)-allocator"): ($alloc / $v.ops * 10 | round / 10),
 		 ("prof-\($n)-kernel"): ($v.kernel / $v.ops * 10 | round / 10),
 		 ("prof-\($n)-allocator-share"): ($alloc / $v.kernel * 10000 | round / 100)} +
