@@ -58,4 +58,9 @@ printf '%s\n' "base=$bf" "${files[@]}" | jq -R -s 'split("\n") | map(select(. !=
 	>"$RESULTS/bench-latest.json"
 "$TOP/scripts/chart.sh" "$report.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
 	say "chart: $report.png"
+# Where the profiled workloads spend allocator instructions, if profiled.
+if jq -e '.samples | keys | any(startswith("prof-"))' "$bf" >/dev/null; then
+	"$TOP/scripts/profile-chart.sh" "$report-profile.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
+		say "profile chart: $report-profile.png"
+fi
 say "table: $report.txt"

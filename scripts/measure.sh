@@ -28,8 +28,12 @@ args=${BENCH_ARGS:-}
 # The letter the perturbation words are made of: another letter gives an
 # independent family of boots of the same kernel.
 pad_char=${BENCH_PAD_CHAR:-a}
-profile=()
-[[ ${BENCH_PROFILE:-0} != 1 ]] || profile=(--profile)
+profile=() profile_inputs=()
+if [[ ${BENCH_PROFILE:-0} == 1 ]]; then
+	profile=(--profile)
+	# What turns a profile into figures is part of what was measured.
+	profile_inputs=("$TOP/scripts/profile-figures.sh" "$TOP/qemu/profile/buckets.tsv")
+fi
 rev=${1:?usage: measure.sh REV}
 resolve_kernel "$rev"
 # The results directory belongs to the tree, which outlives a change of
@@ -37,7 +41,7 @@ resolve_kernel "$rev"
 # served the old kernel's figures.
 # The machine (CPU model, guest init) is part of what was measured.
 set_key=$( { echo "$K $mode $steps $append $args $pad_char ${GUEST_CPU:-} ${profile[*]}"; cat "$K_DIR/build.key" \
-	"$TOP/scripts/boot.sh" "$TOP/qemu/guest/init"; } |
+	"$TOP/scripts/boot.sh" "$TOP/qemu/guest/init" "${profile_inputs[@]}"; } |
 	sha1sum | cut -c1-8)
 out=$K_DIR/bench-$set_key.json
 if [[ -f $out ]]; then
