@@ -58,9 +58,8 @@ def run_to(name, ignore):
 
 # Past module loading, the next calls come from pa_bench: skip the
 # warm-up so that the pcp lists are in their steady state.
-run_to("do_init_module", 0)
-for fn in funcs:
-    run_to(fn, skip)
+def step_call():
+    """Single-step the call just entered to its return."""
     sp0 = reg("rsp")
     counts, trace, n = {}, [], 0
     while n < limit:
@@ -73,8 +72,23 @@ for fn in funcs:
         n += 1
         if reg("rsp") > sp0:  # the call returned
             break
+    return counts, trace, n
+
+
+run_to("do_init_module", 0)
+for fn in funcs:
+    # A call during which the CPU switched to another task (its
+    # cond_resched() ran the vmstat worker, say) counts that task's
+    # instructions too: step the next call instead.
+    run_to(fn, skip)
+    for switched in range(10):
+        counts, trace, n = step_call()
+        if "__schedule" not in counts:
+            break
+        run_to(fn, 0)
     with open(os.path.join(outdir, "steps-%s.txt" % fn), "w") as f:
-        f.write("%s: %d instructions%s\n" % (fn, n, "" if n < limit else " (did not return)"))
+        f.write("%s: %d instructions%s%s\n" % (fn, n, "" if n < limit else " (did not return)",
+                                             " (%d earlier calls switched tasks)" % switched if switched else ""))
         for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             f.write("%7d  %s\n" % (v, k))
         f.write("\n")
