@@ -21,9 +21,14 @@ ok "the mails apply with git am onto the base and give the tree of the series ti
 	test "$(git rev-parse HEAD^{tree})" = "$(git -C "$KTREE" rev-parse "$BRANCH^{tree}")"
 '
 
+# The imported tree is a tarball without mainline history, where
+# checkpatch cannot look up the upstream commits a changelog cites
+# (UNKNOWN_COMMIT_ID); in a kernel tree with history it can, and the
+# form "commit <12 hex> (\"subject\")" is still checked here.
 ok "every patch passes checkpatch --strict" '
 	for m in "${mails[@]:1}"; do
-		(cd "$KTREE" && perl scripts/checkpatch.pl --strict -q "$m") || { echo "in $m"; exit 1; }
+		(cd "$KTREE" && perl scripts/checkpatch.pl --strict -q --ignore UNKNOWN_COMMIT_ID "$m") ||
+			{ echo "in $m"; exit 1; }
 	done
 '
 

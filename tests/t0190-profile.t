@@ -42,11 +42,15 @@ ok "bypassing the pcp lists makes every workload dearer in allocator instruction
 	done
 '
 
+# Deterministic boots repeat the page-fault figures almost exactly, so
+# the test marks even a move of 0.3 instructions a fault (682.0 against
+# 682.3, seen here): "where it was" is within 1%, where the pcp bypass
+# moves it by 39%.
 ok "a slowdown outside the allocator leaves the page-fault allocator figure where it was" '
 	test -n "$pipe" && b=$(measure.sh "$base") && p=$(measure.sh "$pipe") &&
 	compare.sh --tsv base="$b" pipe="$p" >cmp && grep -E "pagefault-allocator|hackbench-pipe-kernel" cmp &&
-	awk -F"\t" "\$1 == \"prof-hackbench-pipe-kernel\" && \$6 == 1 && \$5 > 0 { ok = 1 } END { exit !ok }" cmp &&
-	awk -F"\t" "\$1 == \"prof-pagefault-allocator\" && \$6 == 0 { ok = 1 } END { exit !ok }" cmp
+	awk -F"\t" "\$1 == \"prof-hackbench-pipe-kernel\" && \$5 > 10 { ok = 1 } END { exit !ok }" cmp &&
+	awk -F"\t" "\$1 == \"prof-pagefault-allocator\" && \$5 < 1 && \$5 > -1 { ok = 1 } END { exit !ok }" cmp
 '
 
 ok "make bisect names the pcp bypass on the page-fault allocator figure" '
