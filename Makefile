@@ -64,7 +64,7 @@ mail: deps
 	@$(S)/mail.sh $(REROLL)
 
 test: deps
-	@prove -v tests/
+	@prove -v --timer tests/
 
 test-fast: deps
 	@SKIP_KERNEL=1 prove tests/
