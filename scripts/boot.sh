@@ -12,7 +12,8 @@ usage: boot.sh [options] REV
   kernel of the imported version), or a directory holding a bzImage
   --mode functional|deterministic   2 CPUs, plain TCG (KVM if present), or
                                     1 CPU under -icount shift=0 (repeatable)
-  --run STEPS        guest steps, comma separated (kunit,bench,hackbench,tbench)
+  --run STEPS        guest steps, comma separated (kunit, bench, hackbench,
+                     tbench, pagefault, contend)
   --append ARGS      more kernel command-line arguments
   --timeout SECS     hang limit (default 600)
   --out DIR          result directory
@@ -106,6 +107,7 @@ mods=()
 want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return 0; }
 [[ ,$run, != *,kunit,* ]] || want pa_kunit
 [[ ,$run, != *,bench,* ]] || want pa_bench
+[[ ,$run, != *,contend,* ]] || want pa_contend
 [[ $append != *pa.provoke=warn* ]] || want pa_provoke
 [[ $append != *pa.provoke=fail* ]] || want pa_fail
 if [[ -n $profile ]]; then

@@ -101,9 +101,9 @@ cp "$build/System.map" "$out/System.map"
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"
-# The bench kernel has no KUnit: it runs the benchmark module only.
+# The bench kernel has no KUnit: it runs the benchmark modules only.
 mods=("$TOP"/qemu/modules/*/)
-[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/")
+[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/")
 for src in "${mods[@]}"; do
 	[[ -d $src ]] || continue
 	name=$(basename "$src")

@@ -131,6 +131,17 @@ measure_profile() {
 		BENCH_PAD_CHAR=p "$TOP/scripts/measure.sh" "$1"
 }
 
+# The contention set of one kernel: BENCH_CONTEND_K boots (default 5) on
+# two vCPUs under multi-threaded TCG, each running pa_contend
+# (pa.contend=BATCHxROUNDS from CONTEND, default the guest's 16384x10)
+# with the paprof plugin; letters c, cc, ... as perturbation.  Wall-clock
+# and host scheduling make every boot different: a family, not a repeat.
+measure_contend() {
+	BENCH_K=${BENCH_CONTEND_K:-5} BENCH_MODE=functional BENCH_PROFILE=1 BENCH_STEPS=contend \
+		BENCH_PAD_CHAR=c BENCH_APPEND="init_on_alloc=0${CONTEND:+ pa.contend=$CONTEND}" \
+		"$TOP/scripts/measure.sh" "$1"
+}
+
 # Print a progress line that says how far along a long loop is.
 progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }
 

@@ -5,13 +5,15 @@
 # operation by bucket (qemu/profile/buckets.tsv).  Writes DIR/profile.json:
 #   {"workloads": {NAME: {"ops": N, "unit": U, "kernel": I, "user": I,
 #                         "buckets": {BUCKET: I, ...}}},
-#    "figures": {"prof-NAME-allocator": I/op (all buckets but zeroing),
+#    "figures": {"prof-NAME-allocator": I/op (all buckets but zeroing
+#                and lockwait),
 #                "prof-NAME-BUCKET": I/op, "prof-NAME-kernel": I/op,
 #                "prof-NAME-allocator-share": % of the kernel's}}
 # Zeroing stays out of the allocator's total: under icount each byte of
 # clear_page()'s rep stosb counts as an instruction (4100 a page), and
 # how many pages a workload zeroes moves with how its tasks fork and
 # interleave, which would bury the allocator's own cost in that noise.
+# Lock waiting (lockwait) is any lock's, not the allocator's own work.
 # and prints its path.
 # usage: profile-figures.sh BOOT-DIR
 . "$(dirname "$0")/lib.sh"
@@ -52,14 +54,17 @@ while IFS=$'\t' read -r name ops unit kernel user rest; do
 		($b | split("\t") | map(select(length > 0) | split("=") | {(.[0]): (.[1] | tonumber)}) | add // {}) as $bk |
 		{($name): {ops: $ops, unit: $unit, kernel: $kernel, user: $user, buckets: $bk}}'
 done <<<"$rows" | jq -s '
+	# A tenth of an instruction, and three decimals below 10: lock waiting
+	# in the contend workload is a few instructions per thousand pages.
+	def r: if fabs < 10 then . * 1000 | round / 1000 else . * 10 | round / 10 end;
 	(add // {}) as $w |
 	{workloads: $w,
 	 figures: ([$w | to_entries[] | .key as $n | .value as $v |
-		($v.buckets | del(.zeroing) | add // 0) as $alloc |
-		{("prof-\($n)-allocator"): ($alloc / $v.ops * 10 | round / 10),
-		 ("prof-\($n)-kernel"): ($v.kernel / $v.ops * 10 | round / 10),
-		 ("prof-\($n)-allocator-share"): ($alloc / $v.kernel * 10000 | round / 100)} +
-		($v.buckets | with_entries({key: "prof-\($n)-\(.key)", value: (.value / $v.ops * 10 | round / 10)}))
+		($v.buckets | del(.zeroing, .lockwait) | add // 0) as $alloc |
+		{("prof-\($n)-allocator"): ($alloc / $v.ops | r),
+		 ("prof-\($n)-kernel"): ($v.kernel / $v.ops | r),
+		 ("prof-\($n)-allocator-share"): ($alloc / $v.kernel * 100 | r)} +
+		($v.buckets | with_entries({key: "prof-\($n)-\(.key)", value: (.value / $v.ops | r)}))
 	 ] | add // {})}' >"$dir/profile.json.tmp"
 mv "$dir/profile.json.tmp" "$dir/profile.json"
 echo "$dir/profile.json"

@@ -23,14 +23,7 @@ plant_commit() {
 }
 
 # usage: plant_patch PARENT SUBJECT DIFF   (prints the new commit id)
-plant_patch() {
-	local idx
-	idx=$(mktemp)
-	GIT_INDEX_FILE=$idx kgit read-tree "$1" &&
-		GIT_INDEX_FILE=$idx kgit apply --cached "$3" &&
-		GIT_INDEX_FILE=$idx kgit write-tree | xargs -I{} git -C "$KTREE" commit-tree {} -p "$1" -m "$2"
-	rm -f "$idx"
-}
+plant_patch() { "$T_TOP/scripts/try-patch.sh" "$1" "$3" "$2"; }
 
 # A measurement of the test's own, for the tests of what reads make
 # bench's results (mail, figures), so that they run on a new machine too:
