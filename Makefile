@@ -4,6 +4,7 @@
 #   make bench [REVS=…]        measure every commit, compare with the base
 #   make bisect GOOD=… BAD=… METRIC=… [THRESHOLD=…]   find a regression
 #   make mail [REROLL=N]       the series as mail files, with b4
+#   make rebase [CONTINUE=1|SKIP=1|ABORT=1]   carry the series onto the newest imported base
 #   make step REV=…            one order-0 alloc and free single-stepped: instructions by function
 #   make profile [REVS=…]      where hackbench, tbench and page faults spend allocator instructions
 #   make contend [REVS=…]      zone->lock with two CPUs allocating at once: lock waiting per page
@@ -12,7 +13,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export build boot step profile contend equivalence figures check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export rebase build boot step profile contend equivalence figures check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -29,6 +30,9 @@ replay: import
 
 export:
 	@$(S)/export.sh
+
+rebase: import
+	@$(S)/rebase.sh $(if $(CONTINUE),--continue)$(if $(SKIP),--skip)$(if $(ABORT),--abort)
 
 build: deps
 	@$(S)/build.sh $(or $(REV),$(error REV=<commit> is required))

@@ -54,14 +54,16 @@ die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
 kgit() { git -C "$KTREE" "$@"; }
 
-# The base tag of the imported tarball: base/<debian version>.
+# The base tag of the newest imported tarball, base/<debian version>
+# (BASE= names another).
 base_tag() {
 	local v
 	if [[ -n ${BASE:-} ]]; then
 		echo "$BASE"
 		return
 	fi
-	v=$(kgit tag -l 'base/*' --sort=-creatordate | head -n1)
+	# Every import has the same fixed commit date: the version orders them.
+	v=$(kgit tag -l 'base/*' --sort=-version:refname | head -n1)
 	[[ -n $v ]] || die "no imported base in $KTREE; run 'make import' first"
 	echo "$v"
 }

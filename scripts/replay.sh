@@ -6,6 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 require_series
 
+[[ ! -d $WORK/state/rebase-$BRANCH ]] ||
+	die "a rebase of $BRANCH is in progress ('make rebase CONTINUE=1', SKIP=1 or ABORT=1); replaying now would throw it away"
 base=$(base_tag)
 "$TOP/scripts/lint-series.sh"
 mapfile -t names < <(series_names)
@@ -50,7 +52,7 @@ for name in "${names[@]}"; do
 	if ! err=$(kgit apply --cached --whitespace=nowarn "$diff" 2>&1); then
 		set_branch "$parent"
 		printf '%s\n' "$err" | sed 's/^/    /' >&2
-		die "patch $i/$total '$name' ($diff) does not apply on $(short "$parent"); $BRANCH left at the last good commit"
+		die "patch $i/$total '$name' ($diff) does not apply on $(short "$parent"); $BRANCH left at the last good commit (on a newer base, 'make rebase' merges and lets you resolve)"
 	fi
 	tree=$(kgit write-tree)
 	parent=$(git interpret-trailers --if-exists addIfDifferent --trailer "$SIGNOFF" <"$msg" |

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# A new Debian version and someone else's series, on fixtures: make import
+# of a newer tarball beside the old base, make rebase with a patch that
+# conflicts and one that is already in the new base, resuming and
+# abandoning it, and make check on another series directory and on a
+# branch made by hand in the kernel tree.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+
+# The fixture base, and a series of three patches made in a scratch clone.
+setup() {
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1 &&
+	patch_from one "mm/page_alloc: Return two" mm/page_alloc.c "s/return 1/return 2/" &&
+	patch_from two "gfp: Add a comment" include/gfp.h "1i /* two */" &&
+	patch_from three "gfp: Define GFP_ATOMIC" include/gfp.h "\$a #define GFP_ATOMIC 1" &&
+	replay.sh 2>/dev/null
+}
+patch_from() { # NAME SUBJECT FILE SED-EXPR
+	sed -i "$4" "scratch/$3" &&
+	git -C scratch diff --full-index >"$1.diff" &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qam "$2" &&
+	add_patch "$1" "$2" "$1.diff"
+}
+
+# Version 1.1-1 of the tarball: alloc() returns 3 where patch one makes it
+# return 2 (a conflict), and GFP_ATOMIC is defined already (patch three
+# went upstream).
+import_next() {
+	local d
+	d=$(mktemp -d) &&
+	tar -C "$d" -xf linux-source-6.1.tar.xz &&
+	sed -i "s/return 1/return 3/" "$d/linux-source-6.1/mm/page_alloc.c" &&
+	echo "#define GFP_ATOMIC 1" >>"$d/linux-source-6.1/include/gfp.h" &&
+	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+}
+
+# Resolve patch one's conflict in favour of the series: return 2.
+resolve_one() {
+	sed -i "/^<<<<<<< /,/^=======/d; /^>>>>>>> /d" work/linux/mm/page_alloc.c &&
+	grep -q "return 2" work/linux/mm/page_alloc.c
+}
+
+ok "a newer tarball is imported beside the old base, and becomes the base" '
+	setup && old=$(git -C work/linux rev-parse series) && import_next &&
+	git -C work/linux tag -l "base/*" >tags && printf "base/1.0-1\nbase/1.1-1\n" | diff - tags &&
+	(. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = base/1.1-1) &&
+	test "$(git -C work/linux rev-parse series)" = "$old"
+'
+
+ok "rebase stops at the conflicting patch, naming it, its file and its hunk, with the branch untouched" '
+	setup && old=$(git -C work/linux rev-parse series) && import_next &&
+	must_fail rebase.sh && cat fail.out &&
+	must_say "patch 1/3 .one. .*conflicts .* in mm/page_alloc.c" &&
+	must_say "mm/page_alloc.c: @@ -1,4 \+1,4 @@" && must_say "CONTINUE=1" &&
+	grep -q "^<<<<<<< " work/linux/mm/page_alloc.c &&
+	test "$(git -C work/linux rev-parse series)" = "$old"
+'
+
+ok "resolved and continued: the series is on the new base, the upstream patch is named and left out" '
+	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } && resolve_one &&
+	rebase.sh --continue >out 2>&1; cat out &&
+	must_say "patch 3/3 .three.: its change is already in" out &&
+	git -C work/linux merge-base --is-ancestor base/1.1-1 series &&
+	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 2 &&
+	printf "one\ntwo\n" | diff - series/series.txt && test ! -e series/patches/three.diff &&
+	test ! -e work/state/rebase-series
+'
+
+ok "the rebased series replays from its files to the same tree" '
+	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } && resolve_one &&
+	rebase.sh --continue >/dev/null 2>&1 && t=$(git -C work/linux rev-parse "series^{tree}") &&
+	git -C work/linux branch -D -q series && rm -f work/state/replayed-series && replay.sh 2>/dev/null &&
+	test "$(git -C work/linux rev-parse "series^{tree}")" = "$t"
+'
+
+ok "continuing with the markers still in the file is refused" '
+	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } &&
+	must_fail rebase.sh --continue && must_say "conflict markers are still in .*/mm/page_alloc.c"
+'
+
+ok "an abandoned rebase leaves the branch, the tree and the series files as they were" '
+	setup && cp -r series before && old=$(git -C work/linux rev-parse series) &&
+	git -C work/linux checkout -q series && import_next && git -C work/linux checkout -q series &&
+	{ rebase.sh >/dev/null 2>&1 || true; } && rebase.sh --abort 2>/dev/null &&
+	test "$(git -C work/linux rev-parse series)" = "$old" &&
+	test "$(git -C work/linux symbolic-ref --short HEAD)" = series &&
+	test -z "$(git -C work/linux status --porcelain --untracked-files=no)" &&
+	diff -r before series && test ! -e work/state/rebase-series
+'
+
+ok "replay and a second rebase refuse to run while a rebase is in progress" '
+	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } &&
+	must_fail replay.sh && must_say "rebase of series is in progress" &&
+	must_fail rebase.sh && must_say "in progress"
+'
+
+ok "SKIP=1 leaves the conflicting patch out" '
+	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } &&
+	rebase.sh --skip >out 2>&1 && must_say "left out: three one \(skipped\)" out &&
+	printf "two\n" | diff - series/series.txt
+'
+
+# Someone else's series: a directory of its own, on a branch of its own.
+other_series() {
+	mkdir -p other && : >other/series.txt && SERIES_DIR=$PWD/other &&
+	patch_from a "mm: return five" mm/page_alloc.c "s/return 1/return 5/" &&
+	patch_from b "gfp: define GFP_NOFS" include/gfp.h "\$a #define GFP_NOFS 2"
+}
+
+ok "make check runs on another series directory, on a branch of its own" '
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1 &&
+	other_series && export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
+		CHECK_BOOTS="kunit|" BOOT_TIMEOUT=5 BRANCH=other &&
+	check.sh >table 2>/dev/null; cat table &&
+	must_say "mm: return five .* pass" table && must_say "gfp: define GFP_NOFS .* pass" table &&
+	git -C work/linux rev-parse -q --verify refs/heads/other && ! git -C work/linux rev-parse -q --verify refs/heads/series
+'
+
+ok "make check runs on a branch made by hand in the kernel tree" '
+	make_tarball && fixture_env && import.sh 2>/dev/null && mkdir -p series && : >series/series.txt &&
+	export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
+		CHECK_BOOTS="kunit|" BOOT_TIMEOUT=5 &&
+	git -C work/linux checkout -q -b mine base/1.0-1 &&
+	sed -i "s/return 1/return 9/" work/linux/mm/page_alloc.c &&
+	git -C work/linux -c user.name=x -c user.email=x@x commit -qam "mm: by hand" &&
+	check.sh base/1.0-1..mine >table 2>/dev/null; cat table &&
+	must_say "mm: by hand .* pass" table
+'
+done_testing
