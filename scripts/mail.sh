@@ -19,8 +19,14 @@ tip=$(kgit rev-parse "refs/heads/$BRANCH")
 [[ $tip != "$(kgit rev-parse "$base^{commit}")" ]] || die "the series is empty: nothing to mail"
 [[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
 	die "$KTREE has uncommitted changes; commit them and run 'make export' first"
-out=$WORK/mail/v$rev
-mb=b4/pagealloc
+# Another series (SERIES_DIR, BRANCH) brings its own cover letter and
+# gets mail and b4 branches of its own.
+letter=$SERIES_DIR/mail/cover-letter.txt
+[[ -f $letter ]] || die "$letter: no cover letter for the series in $SERIES_DIR (mail/cover-letter.txt of this project shows the placeholders: @TABLE@, @DEBVER@, @UPSTREAM@, @DEBABI@)"
+out=$WORK/mail/v$rev mb=b4/pagealloc tags=mail
+if [[ $BRANCH != series ]]; then
+	out=$WORK/mail/$BRANCH/v$rev mb=b4/$BRANCH tags=mail/$BRANCH
+fi
 
 # The cover letter: our text, the table measured by make bench, the
 # maintainers of what the series touches, and for a reroll the range-diff.
@@ -59,10 +65,10 @@ mapfile -t people < <(recipients "${shared[@]}")
 	version=${base#base/}
 	image=$(debian_image_package "$version")
 	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' -e "s/@DEBVER@/$version/" -e "s/@UPSTREAM@/v${version%%-*}/" \
-		-e "s/@DEBABI@/${image#linux-image-} $version/" "$TOP/mail/cover-letter.txt"
+		-e "s/@DEBABI@/${image#linux-image-} $version/" "$letter"
 	if [[ $rev -gt 1 ]]; then
-		prev=$(kgit rev-parse -q --verify "refs/tags/mail/v$((rev - 1))") ||
-			die "no mail/v$((rev - 1)) tag in $KTREE: make v$((rev - 1)) first"
+		prev=$(kgit rev-parse -q --verify "refs/tags/$tags/v$((rev - 1))") ||
+			die "no $tags/v$((rev - 1)) tag in $KTREE: make v$((rev - 1)) first"
 		printf '\nChanges since v%s (git range-diff):\n\n' "$((rev - 1))"
 		kgit range-diff --no-color "$base..$prev" "$base..$tip" | sed 's/^/  /'
 	fi
@@ -128,5 +134,5 @@ want=$(($(kgit rev-list --count "$base..$tip") + 1))
 	b=$(sed -n 's/^base-commit: //p' "$m" | head -n1)
 	kgit cat-file -e "$b^{commit}" 2>/dev/null || sed -i '/^base-commit: /d' "$m"
 done
-kgit tag -f "mail/v$rev" "$tip" >/dev/null
+kgit tag -f "$tags/v$rev" "$tip" >/dev/null
 say "v$rev: $n mails in $out (nothing was sent; to send: cd $KTREE && git checkout $mb && b4 send)"

@@ -120,6 +120,13 @@ ok "make check runs on another series directory, on a branch of its own" '
 	git -C work/linux rev-parse -q --verify refs/heads/other && ! git -C work/linux rev-parse -q --verify refs/heads/series
 '
 
+ok "make mail on another series asks for that series' own cover letter" '
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1 &&
+	other_series && export BRANCH=other SERIES_AUTHOR_NAME="A U Thor" SERIES_AUTHOR_EMAIL=author@example.com &&
+	must_fail mail.sh 1 && must_say "other/mail/cover-letter.txt: no cover letter for the series"
+'
+
 ok "make check runs on a branch made by hand in the kernel tree" '
 	make_tarball && fixture_env && import.sh 2>/dev/null && mkdir -p series && : >series/series.txt &&
 	export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
