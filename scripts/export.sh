@@ -38,6 +38,8 @@ for c in "${commits[@]}"; do
 done
 [[ -f $new/series.txt ]] || : >"$new/series.txt"
 
+# A new series directory (someone else's series, first export) is made.
+mkdir -p "$SERIES_DIR"
 rm -rf "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches"
 mv "$new/commit-msgs" "$new/patches" "$SERIES_DIR/"
 mv "$new/series.txt" "$SERIES_DIR/series.txt"

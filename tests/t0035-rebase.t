@@ -120,6 +120,17 @@ ok "make check runs on another series directory, on a branch of its own" '
 	git -C work/linux rev-parse -q --verify refs/heads/other && ! git -C work/linux rev-parse -q --verify refs/heads/series
 '
 
+ok "a branch made by hand exports into a new series directory, which replays to the same tree" '
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git -C work/linux checkout -q -b mine base/1.0-1 &&
+	sed -i "s/return 1/return 9/" work/linux/mm/page_alloc.c &&
+	git -C work/linux -c user.name=x -c user.email=x@x commit -qam "mm: by hand" -m "Because." &&
+	t=$(git -C work/linux rev-parse "mine^{tree}") && git -C work/linux checkout -q --detach &&
+	SERIES_DIR=$PWD/mine BRANCH=mine export.sh 2>/dev/null && must_say "^mm-by-hand$" mine/series.txt &&
+	git -C work/linux branch -D -q mine && SERIES_DIR=$PWD/mine BRANCH=mine replay.sh 2>/dev/null &&
+	test "$(git -C work/linux rev-parse "mine^{tree}")" = "$t"
+'
+
 ok "make mail on another series asks for that series' own cover letter" '
 	make_tarball && fixture_env && import.sh 2>/dev/null &&
 	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1 &&
