@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the suites: pages a case holds, zones and nodes,
+ * counters, the pcp lists, and the module parameters.
+ */
+
+#include "pa_kunit.h"
+
+bool warn_once;
+module_param(warn_once, bool, 0444);
+MODULE_PARM_DESC(warn_once,
+		 "Also run the case that makes the allocator WARN for an order >= MAX_ORDER");
+
+unsigned int exhaust_seconds = 120;
+module_param(exhaust_seconds, uint, 0444);
+MODULE_PARM_DESC(exhaust_seconds,
+		 "Time allowed to exhaust one node in the seeds suite before the case is skipped");
+
+unsigned int stress_seconds = 60;
+module_param(stress_seconds, uint, 0444);
+MODULE_PARM_DESC(stress_seconds,
+		 "Time allowed for filling every node until failure in the stress suite");
+
+void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order)
+{
+	set_page_private(page, order);
+	list_add(&page->lru, &pp->list);
+	pp->nr_blocks++;
+	pp->nr_pages += 1UL << order;
+}
+
+unsigned long pa_marker(unsigned long pfn)
+{
+	return pfn ^ PA_MAGIC;
+}
+
+/*
+ * Write the marker into each page of a block; return how many pages
+ * did not start zeroed although @zeroed says they must.
+ */
+unsigned long pa_mark_block(struct page *page, unsigned int order, bool zeroed)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long i, dirty = 0;
+
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (zeroed && *word)
+			dirty++;
+		*word = pa_marker(pfn + i);
+	}
+	return dirty;
+}
+
+/* Count the pages of a block whose marker was overwritten. */
+unsigned long pa_check_block(struct page *page, unsigned int order)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (*word != pa_marker(pfn + i))
+			bad++;
+	}
+	return bad;
+}
+
+void pa_release(struct page *page)
+{
+	unsigned int order = page_private(page);
+
+	list_del_init(&page->lru);
+	set_page_private(page, 0);
+	__free_pages(page, order);
+}
+
+/* Free every block; return how many marked pages had been overwritten. */
+unsigned long pa_pages_free(struct pa_pages *pp)
+{
+	struct page *page, *next;
+	unsigned long bad = 0;
+
+	list_for_each_entry_safe(page, next, &pp->list, lru) {
+		if (pp->marked)
+			bad += pa_check_block(page, page_private(page));
+		pa_release(page);
+		cond_resched();
+	}
+	pp->nr_blocks = 0;
+	pp->nr_pages = 0;
+	return bad;
+}
+
+static int pa_pages_res_init(struct kunit_resource *res, void *context)
+{
+	struct pa_pages *pp = kzalloc(sizeof(*pp), GFP_KERNEL);
+
+	if (!pp)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&pp->list);
+	pp->marked = *(bool *)context;
+	res->data = pp;
+	return 0;
+}
+
+static void pa_pages_res_free(struct kunit_resource *res)
+{
+	struct pa_pages *pp = res->data;
+
+	pa_pages_free(pp);
+	kfree(pp);
+}
+
+/* A list of held blocks that KUnit frees when the case ends. */
+struct pa_pages *pa_pages_new(struct kunit *test, bool marked)
+{
+	struct pa_pages *pp;
+
+	pp = kunit_alloc_resource(test, pa_pages_res_init, pa_pages_res_free,
+				  GFP_KERNEL, &marked);
+	KUNIT_ASSERT_NOT_NULL(test, pp);
+	return pp;
+}
+
+/* Zones, as the zonelists see them (populated zones only). */
+
+struct zone *pa_node_zone(int nid, int zid)
+{
+	struct zone *zone = &NODE_DATA(nid)->node_zones[zid];
+
+	return populated_zone(zone) ? zone : NULL;
+}
+
+/* The zone a request of class @highidx starts from on @nid. */
+struct zone *pa_top_zone(int nid, int highidx)
+{
+	int zid;
+
+	for (zid = highidx; zid >= 0; zid--) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone)
+			return zone;
+	}
+	return NULL;
+}
+
+/* Free memory well above what the fast path needs for class @highidx. */
+bool pa_zone_roomy(struct zone *zone, int highidx)
+{
+	unsigned long free, need;
+
+	if (!zone)
+		return false;
+	free = zone_page_state(zone, NR_FREE_PAGES);
+	need = 2 * high_wmark_pages(zone) + zone->lowmem_reserve[highidx] + 4096;
+	return free > need;
+}
+
+unsigned long pa_node_free(int nid, int highidx)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid <= highidx; zid++) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone)
+			sum += zone_page_state(zone, NR_FREE_PAGES);
+	}
+	return sum;
+}
+
+gfp_t pa_zone_gfp(int zid)
+{
+	if (zid == ZONE_DMA)
+		return __GFP_DMA;
+	if (zid == ZONE_DMA32)
+		return __GFP_DMA32;
+	return 0;
+}
+
+static gfp_t pa_mt_gfp(int mt)
+{
+	if (mt == MIGRATE_MOVABLE)
+		return __GFP_MOVABLE;
+	if (mt == MIGRATE_RECLAIMABLE)
+		return __GFP_RECLAIMABLE;
+	return 0;
+}
+
+const char *pa_mt_name(int mt)
+{
+	switch (mt) {
+	case MIGRATE_UNMOVABLE:
+		return "unmovable";
+	case MIGRATE_MOVABLE:
+		return "movable";
+	case MIGRATE_RECLAIMABLE:
+		return "reclaimable";
+	default:
+		return "other";
+	}
+}
+
+/*
+ * Allocate @order pages of migratetype @mt from @zone without sleeping.
+ * The result may come from another zone of the node if @zone is short;
+ * callers check page_zone().
+ */
+struct page *pa_alloc_atomic(struct zone *zone, unsigned int order, int mt)
+{
+	gfp_t gfp = PA_GFP_ATOMIC | __GFP_THISNODE |
+		    pa_zone_gfp(zone_idx(zone)) | pa_mt_gfp(mt);
+
+	return __alloc_pages_node(zone_to_nid(zone), gfp, order);
+}
+
+/* The zone an ordinary kernel allocation on this CPU starts from. */
+struct zone *pa_local_zone(void)
+{
+	return pa_top_zone(numa_mem_id(), ZONE_NORMAL);
+}
+
+static phys_addr_t pa_phys_end(struct page *page, unsigned int order)
+{
+	return page_to_phys(page) + (PAGE_SIZE << order);
+}
+
+/* A block of a ZONE_DMA or ZONE_DMA32 request must lie below 16 MiB or 4 GiB. */
+void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int order,
+			   int highidx)
+{
+	phys_addr_t start = page_to_phys(page);
+
+	if (highidx == ZONE_DMA)
+		KUNIT_ASSERT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_16M,
+				    "DMA block of order %u at %pa", order, &start);
+	if (highidx == ZONE_DMA32)
+		KUNIT_ASSERT_LE_MSG(test, pa_phys_end(page, order), (phys_addr_t)SZ_4G,
+				    "DMA32 block of order %u at %pa", order, &start);
+}
+
+/* Counters. */
+
+static unsigned long pa_event(enum vm_event_item item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu(vm_event_states, cpu).event[item];
+	return sum;
+}
+
+/* Direct reclaim entries (ALLOCSTALL_*), summed over zones. */
+unsigned long pa_alloc_stalls(void)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		sum += pa_event(ALLOCSTALL_NORMAL - ZONE_NORMAL + zid);
+	return sum;
+}
+
+/* Events that only an allocation's slow path counts. */
+unsigned long pa_slow_path_events(void)
+{
+	unsigned long sum = pa_alloc_stalls() + pa_event(PGSCAN_DIRECT);
+
+#ifdef CONFIG_COMPACTION
+	sum += pa_event(COMPACTSTALL);
+#endif
+	return sum;
+}
+
+unsigned long pa_zone_numa(struct zone *zone, enum numa_stat_item item)
+{
+	unsigned long sum = atomic_long_read(&zone->vm_numa_event[item]);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu_ptr(zone->per_cpu_zonestats, cpu)->vm_numa_event[item];
+	return sum;
+}
+
+unsigned long pa_node_numa(int nid, enum numa_stat_item item)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+		struct zone *zone = pa_node_zone(nid, zid);
+
+		if (zone)
+			sum += pa_zone_numa(zone, item);
+	}
+	return sum;
+}
+
+/* Free pages in the buddy lists plus those parked on every pcp list. */
+long pa_free_total(void)
+{
+	long sum = 0;
+	int nid, zid, cpu;
+
+	for_each_online_node(nid) {
+		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+			struct zone *zone = pa_node_zone(nid, zid);
+
+			if (!zone)
+				continue;
+			sum += zone_page_state_snapshot(zone, NR_FREE_PAGES);
+			for_each_online_cpu(cpu)
+				sum += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset, cpu)->count);
+		}
+	}
+	return sum;
+}
+
+/*
+ * After a case has freed what it allocated, the free pages must be back
+ * where they were, give or take what the rest of the system is doing.
+ * RCU-deferred frees and vmstat folding can lag, so look again briefly.
+ */
+void pa_assert_free_restored(struct kunit *test, long before)
+{
+	long after = pa_free_total();
+	int tries;
+
+	for (tries = 0; tries < 20 && after + PA_FREE_SLACK < before; tries++) {
+		msleep(50);
+		after = pa_free_total();
+	}
+	KUNIT_ASSERT_GE_MSG(test, after + PA_FREE_SLACK, before, "%ld pages missing",
+			    before - after);
+}
+
+/*
+ * The migratetype of the pageblock holding @page, read from the
+ * section's pageblock bitmap the way the allocator lays it out
+ * (NR_PAGEBLOCK_BITS per pageblock, migratetype in the low bits).
+ */
+int pa_pageblock_mt(struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+	struct mem_section *ms = __pfn_to_section(pfn);
+	unsigned long *bitmap = section_to_usemap(ms);
+	unsigned long bitidx, word;
+
+	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) * NR_PAGEBLOCK_BITS;
+	word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
+	return (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
+}
+
+/* The per-cpu page lists, as laid out in 6.1 (see order_to_pindex()). */
+
+int pa_pindex(unsigned int order, int mt)
+{
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (NR_PCP_THP > 1 && mt == MIGRATE_MOVABLE);
+	return MIGRATE_PCPTYPES * order + mt;
+}
+
+static unsigned int pa_pindex_order(int pindex)
+{
+	if (pindex >= NR_LOWORDER_PCP_LISTS)
+		return pageblock_order;
+	return pindex / MIGRATE_PCPTYPES;
+}
+
+static int pa_pindex_mt(int pindex)
+{
+	if (pindex >= NR_LOWORDER_PCP_LISTS)
+		return pindex > NR_LOWORDER_PCP_LISTS ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE;
+	return pindex % MIGRATE_PCPTYPES;
+}
+
+/*
+ * Take every page off this CPU's pcp lists of @zone by allocating it,
+ * so that a following free/allocate pair starts from known lists.
+ * Each allocation must return the head of the list it aimed at; if it
+ * does not, that list is left alone.  Preemption must be disabled.
+ */
+void pa_pcp_empty(struct zone *zone, struct pa_pages *held)
+{
+	struct per_cpu_pages *pcp = this_cpu_ptr(zone->per_cpu_pageset);
+	int pindex;
+
+	for (pindex = 0; pindex < NR_PCP_LISTS; pindex++) {
+		struct list_head *list = &pcp->lists[pindex];
+		unsigned int order = pa_pindex_order(pindex);
+		int mt = pa_pindex_mt(pindex);
+		int n;
+
+		for (n = 0; n < PA_EMPTY_MAX; n++) {
+			struct list_head *first = READ_ONCE(list->next);
+			struct page *page;
+
+			if (first == list)
+				break;
+			page = pa_alloc_atomic(zone, order, mt);
+			if (!page)
+				break;
+			pa_pages_add(held, page, order);
+			if (&page->lru != first)
+				break;
+		}
+	}
+}
+
+/*
+ * Empty the lists, then allocate a few order-0 pages: every pcp
+ * allocation halves pcp->free_factor, which must be zero for a freed
+ * page of order 1..PAGE_ALLOC_COSTLY_ORDER to stay on the list.
+ */
+void pa_pcp_settle(struct zone *zone, struct pa_pages *held)
+{
+	int i;
+
+	pa_pcp_empty(zone, held);
+	for (i = 0; i < 4; i++) {
+		struct page *page = pa_alloc_atomic(zone, 0, MIGRATE_UNMOVABLE);
+
+		if (page)
+			pa_pages_add(held, page, 0);
+	}
+}
+
+/*
+ * Whether freeing one more block of @order and @mt on this CPU leaves it
+ * at the head of its pcp list: no free_high flush, and either room below
+ * pcp->high or, for blocks of at least a batch, another block behind it
+ * on the list for the batch trim (which starts at that list's tail).
+ */
+bool pa_pcp_keeps_freed(struct zone *zone, unsigned int order, int mt)
+{
+	struct per_cpu_pages *pcp = this_cpu_ptr(zone->per_cpu_pageset);
+	int high = READ_ONCE(pcp->high);
+	int batch = READ_ONCE(pcp->batch);
+	int count = READ_ONCE(pcp->count);
+	int factor = READ_ONCE(pcp->free_factor);
+	int nr = 1 << order;
+
+	if (order && factor)
+		return false;
+	if (test_bit(ZONE_RECLAIM_ACTIVE, &zone->flags))
+		high = min(batch << 2, high);
+	if (high < batch || high <= 0)
+		return false;
+	if (count + nr < high)
+		return true;
+	return nr >= batch && !list_empty(&pcp->lists[pa_pindex(order, mt)]);
+}
+
+/* Allocator warnings in the kernel log. */
+
+static bool pa_is_alloc_warning(const char *line)
+{
+	if (!strstr(line, "WARNING:"))
+		return false;
+	return strstr(line, "page_alloc.c") || strstr(line, "__alloc_pages");
+}
+
+unsigned int pa_count_alloc_warnings(void)
+{
+	struct kmsg_dump_iter iter;
+	unsigned int found = 0;
+	size_t len;
+	char *line;
+
+	line = kmalloc(1024, GFP_KERNEL);
+	if (!line)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, 1023, &len)) {
+		line[min_t(size_t, len, 1023)] = '\0';
+		if (pa_is_alloc_warning(line))
+			found++;
+	}
+	kfree(line);
+	return found;
+}

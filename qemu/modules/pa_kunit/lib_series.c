@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of the series suite: exact zone counts under stop_machine(),
+ * a zone with room to spare, and scratch memory KUnit frees.
+ */
+
+#include "pa_kunit.h"
+
+/*
+ * The series suite checks what each patch of series.txt (and each
+ * dropped one, in dropped/) must keep: its cases pass on the base as well
+ * as on every commit of the series.
+ *
+ * The pcp cases need exact counts, which a running system never holds
+ * still, and the slow-path case needs a watermark state that nobody
+ * changes under it, so they run under stop_machine(): every other CPU
+ * spins with interrupts off, and the case itself runs with interrupts
+ * off, so no one else allocates, frees or folds a vmstat delta
+ * meanwhile, and zone_page_state_snapshot() is exact.  They only make
+ * requests that neither sleep nor reclaim, and the pcp cases take them
+ * from a zone with plenty of free memory.
+ */
+
+static int pa_kv_init(struct kunit_resource *res, void *context)
+{
+	res->data = kvzalloc(*(size_t *)context, GFP_KERNEL);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void pa_kv_free(struct kunit_resource *res)
+{
+	kvfree(res->data);
+}
+
+/* Zeroed memory, possibly vmalloc'ed, that KUnit frees when the case ends. */
+void *pa_kvzalloc(struct kunit *test, size_t bytes)
+{
+	void *p = kunit_alloc_resource(test, pa_kv_init, pa_kv_free, GFP_KERNEL, &bytes);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
+}
+
+/* Order-0 pages that overflow a pcp list from empty: pcp->high plus slack. */
+int pa_overflow_pages(struct per_cpu_pages *pcp)
+{
+	return READ_ONCE(pcp->high) + 2 * READ_ONCE(pcp->batch);
+}
+
+/* NR_FREE_PAGES of @zone with every CPU's unfolded delta. */
+long pa_zone_free(struct zone *zone)
+{
+	return zone_page_state_snapshot(zone, NR_FREE_PAGES);
+}
+
+/* All free pages of @zone: the buddy lists plus every CPU's pcp lists. */
+long pa_zone_free_total(struct zone *zone)
+{
+	long sum = pa_zone_free(zone);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset, cpu)->count);
+	return sum;
+}
+
+/*
+ * Whether @zone has room to spare even after @overflows times the pages
+ * that overflow this CPU's pcp list are taken from it.
+ */
+static bool pa_zone_spare(struct zone *zone, unsigned int overflows)
+{
+	unsigned long pages;
+
+	if (!zone || !pa_zone_roomy(zone, zone_idx(zone)))
+		return false;
+	pages = overflows * pa_overflow_pages(raw_cpu_ptr(zone->per_cpu_pageset));
+	return zone_page_state(zone, NR_FREE_PAGES) >
+	       pages + 2 * high_wmark_pages(zone) + 4096;
+}
+
+/* This CPU's zone if it has room to spare, else any zone that has. */
+struct zone *pa_roomy_zone(unsigned int overflows)
+{
+	struct zone *zone = pa_local_zone();
+	int nid, zid;
+
+	if (pa_zone_spare(zone, overflows))
+		return zone;
+	for_each_node_state(nid, N_MEMORY) {
+		for (zid = ZONE_NORMAL; zid >= ZONE_DMA32; zid--) {
+			zone = pa_node_zone(nid, zid);
+			if (pa_zone_spare(zone, overflows))
+				return zone;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Whether a request of @order and class @highidx that cannot block may
+ * be served from @zone in the slow path: the min-watermark check of
+ * __zone_watermark_ok(), counting the highatomic reserve as unusable
+ * (the allocator may count it as usable, so this is the stricter test).
+ */
+bool pa_min_path_open(struct zone *zone, unsigned int order, int highidx)
+{
+	long free = zone_page_state(zone, NR_FREE_PAGES);
+	unsigned int o;
+	int mt;
+
+	free -= (1L << order) - 1 + READ_ONCE(zone->nr_reserved_highatomic);
+	if (free <= (long)(min_wmark_pages(zone) + zone->lowmem_reserve[highidx]))
+		return false;
+	if (!order)
+		return true;
+	for (o = order; o < MAX_ORDER; o++)
+		for (mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (!free_area_empty(&zone->free_area[o], mt))
+				return true;
+	return false;
+}

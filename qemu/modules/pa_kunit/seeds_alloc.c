@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seeds suite, part one: orders, nodes, zones, the fast and slow
+ * paths and the NUMA counters (2009 patches 02, 03, 04, 06 and 09).
+ */
+
+#include "pa_kunit.h"
+
+/* ---- 02: order >= MAX_ORDER ------------------------------------------ */
+
+void pagealloc_order_too_large_returns_null(struct kunit *test)
+{
+	static const unsigned int orders[] = { MAX_ORDER, MAX_ORDER + 1, 2 * MAX_ORDER, 31 };
+	const gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
+	struct pa_pages *pp = pa_pages_new(test, false);
+	struct page *page;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(orders); i++) {
+		unsigned int order = orders[i];
+
+		KUNIT_ASSERT_NULL_MSG(test, alloc_pages(gfp, order), "order %u", order);
+		KUNIT_ASSERT_NULL_MSG(test, __alloc_pages_node(numa_mem_id(), gfp, order),
+				      "order %u", order);
+		KUNIT_ASSERT_NULL_MSG(test, alloc_pages_node(NUMA_NO_NODE, gfp | __GFP_THISNODE,
+							     order), "order %u", order);
+		KUNIT_ASSERT_EQ_MSG(test, __get_free_pages(gfp, order), 0UL, "order %u", order);
+		KUNIT_ASSERT_NULL_MSG(test, folio_alloc(gfp, order), "order %u", order);
+	}
+	KUNIT_ASSERT_NULL(test, alloc_pages_exact(PAGE_SIZE << MAX_ORDER, gfp));
+
+	/* The largest valid order is still served. */
+	page = alloc_pages(PA_GFP_TRY, MAX_ORDER - 1);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "order %d", MAX_ORDER - 1);
+	pa_pages_add(pp, page, MAX_ORDER - 1);
+}
+
+void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test)
+{
+	bool tainted = test_taint(TAINT_WARN);
+	unsigned int before = pa_count_alloc_warnings();
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_NULL(test, alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_ORDER));
+		KUNIT_ASSERT_NULL(test, __alloc_pages_node(numa_mem_id(),
+							   GFP_NOWAIT | __GFP_NOWARN, MAX_ORDER));
+	}
+	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "allocator warning despite __GFP_NOWARN");
+	if (!tainted)
+		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
+}
+
+void pagealloc_order_too_large_warns_once(struct kunit *test)
+{
+	unsigned int before, after;
+	int i;
+
+	if (!warn_once)
+		kunit_skip(test, "prints a kernel WARNING; load with warn_once=1 to run");
+
+	before = pa_count_alloc_warnings();
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_NULL(test, alloc_pages(GFP_KERNEL, MAX_ORDER));
+		KUNIT_ASSERT_NULL(test, __alloc_pages_node(numa_mem_id(), GFP_KERNEL,
+							   MAX_ORDER + 1));
+	}
+	after = pa_count_alloc_warnings();
+
+	KUNIT_ASSERT_LE_MSG(test, after - before, 1U, "warnings for six oversized requests");
+	KUNIT_ASSERT_GE_MSG(test, after, 1U, "no allocator warning in the log since boot");
+	KUNIT_ASSERT_TRUE(test, test_taint(TAINT_WARN));
+}
+
+/* ---- 03: the node asked for ------------------------------------------ */
+
+void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
+{
+	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER,
+					       PAGE_ALLOC_COSTLY_ORDER + 1 };
+	struct pa_pages *pp = pa_pages_new(test, false);
+	int nid, i, j;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (i = 0; i < ARRAY_SIZE(orders); i++) {
+			for (j = 0; j < 8; j++) {
+				struct page *page;
+
+				page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE,
+							  orders[i]);
+				KUNIT_ASSERT_NOT_NULL_MSG(test, page, "node %d order %u",
+							  nid, orders[i]);
+				pa_pages_add(pp, page, orders[i]);
+				KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
+						    "order %u", orders[i]);
+			}
+		}
+	}
+}
+
+void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
+{
+	struct pa_pages *pp = pa_pages_new(test, false);
+	int nid, i, tested = 0;
+
+	for_each_node_state(nid, N_MEMORY) {
+		if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+			continue;
+		tested++;
+		for (i = 0; i < 8; i++) {
+			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY, 0);
+
+			KUNIT_ASSERT_NOT_NULL(test, page);
+			pa_pages_add(pp, page, 0);
+			KUNIT_ASSERT_EQ(test, page_to_nid(page), nid);
+		}
+	}
+	if (!tested)
+		kunit_skip(test, "no node has free memory to spare");
+}
+
+struct pa_local_result {
+	int expected_nid;
+	int node_nid;
+	int policy_nid;
+	int nid_after;
+};
+
+/* Runs on a kworker bound to the CPU under test. */
+static long pa_alloc_on_local_node(void *arg)
+{
+	struct pa_local_result *res = arg;
+	struct page *page;
+
+	res->expected_nid = numa_mem_id();
+	res->node_nid = NUMA_NO_NODE;
+	res->policy_nid = NUMA_NO_NODE;
+
+	page = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY, 0);
+	if (page) {
+		res->node_nid = page_to_nid(page);
+		__free_pages(page, 0);
+	}
+	page = alloc_pages(PA_GFP_TRY, 0);
+	if (page) {
+		res->policy_nid = page_to_nid(page);
+		__free_pages(page, 0);
+	}
+	res->nid_after = numa_mem_id();
+	return 0;
+}
+
+void pagealloc_no_node_allocates_on_local_node(struct kunit *test)
+{
+	struct pa_local_result res;
+	int cpu, tested = 0;
+
+	for_each_online_cpu(cpu) {
+		int nid = cpu_to_mem(cpu);
+
+		if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+			continue;
+		work_on_cpu(cpu, pa_alloc_on_local_node, &res);
+		tested++;
+		KUNIT_ASSERT_EQ(test, res.expected_nid, res.nid_after);
+		KUNIT_ASSERT_EQ(test, res.expected_nid, nid);
+		KUNIT_ASSERT_EQ_MSG(test, res.node_nid, nid,
+				    "alloc_pages_node(NUMA_NO_NODE) on CPU %d", cpu);
+		KUNIT_ASSERT_EQ_MSG(test, res.policy_nid, nid, "alloc_pages() on CPU %d", cpu);
+	}
+	if (!tested)
+		kunit_skip(test, "no CPU whose node has free memory to spare");
+}
+
+/* ---- 04: zone modifiers ---------------------------------------------- */
+
+struct pa_zone_case {
+	const char *name;
+	gfp_t gfp;
+	int zone;	/* what gfp_zone() must say */
+};
+
+static const struct pa_zone_case pa_zone_cases[] = {
+	{ "none", 0, ZONE_NORMAL },
+	{ "DMA", __GFP_DMA, ZONE_DMA },
+	{ "HIGHMEM", __GFP_HIGHMEM, ZONE_NORMAL },
+	{ "DMA32", __GFP_DMA32, ZONE_DMA32 },
+	{ "MOVABLE", __GFP_MOVABLE, ZONE_NORMAL },
+	{ "MOVABLE|DMA", __GFP_MOVABLE | __GFP_DMA, ZONE_DMA },
+	{ "MOVABLE|HIGHMEM", __GFP_MOVABLE | __GFP_HIGHMEM, ZONE_MOVABLE },
+	{ "MOVABLE|DMA32", __GFP_MOVABLE | __GFP_DMA32, ZONE_DMA32 },
+};
+
+/* One request of class @zc on @nid with __GFP_THISNODE. */
+static void pa_check_zone_case_on_node(struct kunit *test, struct pa_pages *pp,
+				       const struct pa_zone_case *zc, int nid)
+{
+	int highidx = gfp_zone(zc->gfp);
+	struct zone *top = pa_top_zone(nid, highidx);
+	bool roomy = pa_zone_roomy(top, highidx);
+	struct page *page;
+
+	page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | zc->gfp, 0);
+	if (page)
+		pa_pages_add(pp, page, 0);
+	if (!top) {
+		KUNIT_ASSERT_NULL_MSG(test, page, "%s on node %d, which has no zone for it",
+				      zc->name, nid);
+		return;
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s on node %d", zc->name, nid);
+	KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid, "%s", zc->name);
+	KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), highidx, "%s on node %d",
+			    zc->name, nid);
+	/* With room in it, the highest eligible zone of the node serves. */
+	if (roomy)
+		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), top, "%s on node %d",
+					zc->name, nid);
+	pa_assert_below_limit(test, page, 0, highidx);
+}
+
+void pagealloc_zone_modifiers_pick_eligible_zone(struct kunit *test)
+{
+	struct pa_pages *pp = pa_pages_new(test, false);
+	int i, nid;
+
+	for (i = 0; i < ARRAY_SIZE(pa_zone_cases); i++) {
+		const struct pa_zone_case *zc = &pa_zone_cases[i];
+		struct page *page;
+
+		KUNIT_ASSERT_EQ_MSG(test, (int)gfp_zone(zc->gfp), zc->zone, "%s", zc->name);
+
+		for_each_node_state(nid, N_MEMORY)
+			pa_check_zone_case_on_node(test, pp, zc, nid);
+
+		/* Without __GFP_THISNODE: any node, but never a higher zone. */
+		page = alloc_pages(PA_GFP_TRY | zc->gfp, 0);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s", zc->name);
+		pa_pages_add(pp, page, 0);
+		KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), zc->zone, "%s", zc->name);
+		pa_assert_below_limit(test, page, 0, zc->zone);
+	}
+}
+
+void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
+{
+	static const gfp_t mods[] = { __GFP_DMA, __GFP_DMA32 };
+	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER, MAX_ORDER - 1 };
+	int nid, i, j, k;
+
+	for (i = 0; i < ARRAY_SIZE(mods); i++) {
+		int highidx = gfp_zone(mods[i]);
+
+		for (j = 0; j < ARRAY_SIZE(orders); j++) {
+			/* ZONE_DMA is 16 MiB: no room for several blocks of 4 MiB. */
+			if (highidx == ZONE_DMA && orders[j] == MAX_ORDER - 1)
+				continue;
+			for_each_node_state(nid, N_MEMORY) {
+				for (k = 0; k < 4; k++) {
+					struct page *page;
+
+					page = __alloc_pages_node(nid, PA_GFP_TRY | mods[i],
+								  orders[j]);
+					if (!page)
+						continue;
+					__free_pages(page, orders[j]);
+					KUNIT_ASSERT_LE(test, (int)page_zonenum(page), highidx);
+					pa_assert_below_limit(test, page, orders[j], highidx);
+				}
+			}
+		}
+	}
+}
+
+/* ---- 06: fast path and slow path ------------------------------------- */
+
+void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
+{
+	struct pa_pages *pp = pa_pages_new(test, false);
+	unsigned long before = 0, after = 0;
+	struct page *pages[8] = { NULL };
+	struct zone *zone;
+	bool roomy;
+	int i, nid;
+
+	migrate_disable();
+	nid = numa_mem_id();
+	zone = pa_top_zone(nid, ZONE_NORMAL);
+	roomy = pa_zone_roomy(zone, ZONE_NORMAL);
+	if (roomy) {
+		before = pa_slow_path_events();
+		for (i = 0; i < ARRAY_SIZE(pages); i++)
+			pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
+						    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+		after = pa_slow_path_events();
+	}
+	migrate_enable();
+	if (!roomy)
+		kunit_skip(test, "the local node %d has no free memory to spare", nid);
+
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		if (pages[i])
+			pa_pages_add(pp, pages[i], i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+	KUNIT_ASSERT_EQ(test, pp->nr_blocks, (unsigned long)ARRAY_SIZE(pages));
+	KUNIT_ASSERT_EQ_MSG(test, after, before, "reclaim or compaction with %s above watermarks",
+			    zone->name);
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_ASSERT_PTR_EQ(test, page_zone(pages[i]), zone);
+}
+
+/*
+ * Fill ZONE_DMA (small, so cheap to fill) with order-0 requests that may
+ * reclaim.  Once the zone is below its watermarks the fast path gives up
+ * and the slow path runs; a request it cannot serve from the free lists
+ * goes on to direct reclaim before failing, which counts an allocstall.
+ */
+void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
+{
+	const gfp_t gfp = PA_GFP_TRY | __GFP_DMA;
+	struct pa_pages *pp = pa_pages_new(test, false);
+	unsigned long stalls, limit, n;
+	struct zone *dma = NULL;
+	bool refused = false;
+	long free_before;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		dma = pa_node_zone(nid, ZONE_DMA);
+		if (dma)
+			break;
+	}
+	if (!dma)
+		kunit_skip(test, "no populated ZONE_DMA");
+
+	free_before = pa_free_total();
+	stalls = pa_alloc_stalls();
+	limit = zone_managed_pages(dma) + 4096;
+	for (n = 0; n < limit; n++) {
+		struct page *page = __alloc_pages_node(zone_to_nid(dma), gfp, 0);
+
+		if (!page) {
+			refused = true;
+			break;
+		}
+		pa_pages_add(pp, page, 0);
+		KUNIT_ASSERT_PTR_EQ(test, page_zone(page), dma);
+		pa_assert_below_limit(test, page, 0, ZONE_DMA);
+		cond_resched();
+	}
+	stalls = pa_alloc_stalls() - stalls;
+	pr_info("pa_kunit: %lu pages filled ZONE_DMA, then %lu reclaim stalls\n",
+		pp->nr_pages, stalls);
+
+	KUNIT_ASSERT_TRUE_MSG(test, refused, "ZONE_DMA never ran out");
+	KUNIT_ASSERT_GT_MSG(test, stalls, 0UL, "the failing request never tried direct reclaim");
+	pa_pages_free(pp);
+	pa_assert_free_restored(test, free_before);
+}
+
+/* ---- 09: NUMA statistics --------------------------------------------- */
+
+void pagealloc_thisnode_charges_numa_hit(struct kunit *test)
+{
+	const unsigned long nr = 32;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		struct pa_pages *pp = pa_pages_new(test, false);
+		enum numa_stat_item locality;
+		unsigned long hit, where, i;
+
+		migrate_disable();
+		locality = nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER;
+		hit = pa_node_numa(nid, NUMA_HIT);
+		where = pa_node_numa(nid, locality);
+		for (i = 0; i < nr; i++) {
+			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE, 0);
+
+			if (page)
+				pa_pages_add(pp, page, 0);
+		}
+		hit = pa_node_numa(nid, NUMA_HIT) - hit;
+		where = pa_node_numa(nid, locality) - where;
+		migrate_enable();
+
+		KUNIT_ASSERT_EQ(test, pp->nr_blocks, nr);
+		KUNIT_ASSERT_GE_MSG(test, hit, nr, "numa_hit of node %d", nid);
+		KUNIT_ASSERT_GE_MSG(test, where, nr, "%s of node %d",
+				    locality == NUMA_LOCAL ? "local_node" : "other_node", nid);
+	}
+}

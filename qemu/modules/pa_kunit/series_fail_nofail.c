@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The series suite: compile-out-should-fail-alloc-page (allocations that
+ * must never fail spuriously) and the guard of the dropped
+ * nofail-warning-in-slow-path (no __GFP_NOFAIL warning below order 2).
+ */
+
+#include "pa_kunit.h"
+
+/* ---- compile-out-should-fail-alloc-page ------------------------------- */
+
+struct pa_gfp_case {
+	const char *name;
+	gfp_t gfp;
+};
+
+static const struct pa_gfp_case pa_plain_gfps[] = {
+	{ "GFP_KERNEL", GFP_KERNEL },
+	{ "GFP_ATOMIC", GFP_ATOMIC },
+	{ "GFP_NOWAIT", GFP_NOWAIT },
+	{ "GFP_NOIO", GFP_NOIO },
+	{ "GFP_HIGHUSER_MOVABLE", GFP_HIGHUSER_MOVABLE },
+};
+
+/*
+ * With memory plentiful and no fault injection configured (the guest
+ * kernel has neither CONFIG_FAIL_PAGE_ALLOC nor function error
+ * injection), no request of a cheap order may fail, however
+ * should_fail_alloc_page() is built.
+ */
+void pagealloc_series_low_orders_never_fail(struct kunit *test)
+{
+	struct pa_pages *pp = pa_pages_new(test, false);
+	unsigned int order;
+	int i, n;
+
+	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
+		kunit_skip(test, "the local node has no free memory to spare");
+
+	for (i = 0; i < ARRAY_SIZE(pa_plain_gfps); i++) {
+		const struct pa_gfp_case *gc = &pa_plain_gfps[i];
+
+		for (order = 0; order < PA_SERIES_ORDERS; order++) {
+			for (n = 0; n < 256; n++) {
+				struct page *page;
+
+				page = alloc_pages(gc->gfp | __GFP_NOWARN, order);
+				KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s order %u failed at %d",
+							  gc->name, order, n);
+				pa_pages_add(pp, page, order);
+				if (pp->nr_blocks == 64)
+					pa_pages_free(pp);
+			}
+			pa_pages_free(pp);
+		}
+	}
+}
+
+/* The bulk allocator goes through the same prepare_alloc_pages(). */
+void pagealloc_series_bulk_never_fails(struct kunit *test)
+{
+	static const gfp_t gfps[] = { GFP_KERNEL, GFP_ATOMIC };
+	const unsigned long nr = 64;
+	unsigned long got, i;
+	struct page **pages;
+	int g, round;
+
+	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
+		kunit_skip(test, "the local node has no free memory to spare");
+	pages = kunit_kcalloc(test, nr, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+
+	for (g = 0; g < ARRAY_SIZE(gfps); g++) {
+		for (round = 0; round < 32; round++) {
+			got = alloc_pages_bulk_array(gfps[g] | __GFP_NOWARN, nr, pages);
+			for (i = 0; i < nr; i++) {
+				if (pages[i])
+					__free_pages(pages[i], 0);
+				pages[i] = NULL;
+			}
+			KUNIT_ASSERT_EQ_MSG(test, got, nr, "%s round %d",
+					    g ? "GFP_ATOMIC" : "GFP_KERNEL", round);
+		}
+	}
+}
+
+/* ---- nofail-warning-in-slow-path (dropped) ---------------------------- */
+
+/*
+ * The warning is for __GFP_NOFAIL above order 1 only: __GFP_NOFAIL
+ * requests of order 0 and 1 succeed without a WARNING, and requests of
+ * any order without __GFP_NOFAIL never trigger it.
+ */
+void pagealloc_series_nofail_low_orders_do_not_warn(struct kunit *test)
+{
+	static const gfp_t gfps[] = { GFP_KERNEL, GFP_NOFS, GFP_NOIO };
+	static const unsigned int big[] = { 2, PAGE_ALLOC_COSTLY_ORDER, pageblock_order };
+	struct pa_pages *pp = pa_pages_new(test, false);
+	bool tainted = test_taint(TAINT_WARN);
+	unsigned int before, order;
+	struct page *page;
+	int i, n, nid;
+
+	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
+		kunit_skip(test, "the local node has no free memory to spare");
+	before = pa_count_alloc_warnings();
+
+	for (order = 0; order <= 1; order++) {
+		for (i = 0; i < ARRAY_SIZE(gfps); i++) {
+			for (n = 0; n < 16; n++) {
+				page = alloc_pages(gfps[i] | __GFP_NOFAIL, order);
+				KUNIT_ASSERT_NOT_NULL(test, page);
+				pa_pages_add(pp, page, order);
+			}
+		}
+		for_each_node_state(nid, N_MEMORY) {
+			if (!pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+				continue;
+			page = __alloc_pages_node(nid, GFP_KERNEL | __GFP_NOFAIL, order);
+			KUNIT_ASSERT_NOT_NULL(test, page);
+			pa_pages_add(pp, page, order);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(big); i++) {
+		page = alloc_pages(PA_GFP_TRY, big[i]);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "order %u", big[i]);
+		pa_pages_add(pp, page, big[i]);
+	}
+
+	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "allocator WARNING for __GFP_NOFAIL of order <= 1");
+	if (!tainted)
+		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
+}
+
+struct pa_nofail_slow {
+	struct zone *dma;
+	struct pa_pages *held;
+	bool shut;			/* fast path refused order 1 */
+	bool open;			/* min watermark allowed order 1 */
+	bool order0_tried;
+	struct page *page1, *page0;
+};
+
+/*
+ * Lower ZONE_DMA with order-0 requests that neither reclaim nor wake
+ * kswapd until the fast path's low-watermark check refuses order 1, then
+ * make __GFP_NOFAIL requests of order 1 and 0.  They enter the slow path
+ * and are served at the min watermark.  They do not block either, so
+ * if the zone were short they would fail instead of looping (their
+ * __GFP_NOWARN hides that report; the order warning ignores it).
+ */
+static int pa_nofail_slow_fn(void *arg)
+{
+	const gfp_t gfp = __GFP_NOWARN | __GFP_DMA | __GFP_THISNODE;
+	struct pa_nofail_slow *s = arg;
+	struct zone *dma = s->dma;
+	int nid = zone_to_nid(dma);
+	unsigned long n, limit = zone_managed_pages(dma);
+
+	for (n = 0; n < limit && !pa_fast_path_shut(nid, ZONE_DMA, 1); n++) {
+		struct page *page = __alloc_pages_node(nid, gfp, 0);
+
+		if (!page)
+			break;
+		pa_pages_add(s->held, page, 0);
+	}
+	s->shut = pa_fast_path_shut(nid, ZONE_DMA, 1);
+	s->open = pa_min_path_open(dma, 1, ZONE_DMA);
+	if (!s->shut || !s->open)
+		return 0;
+
+	s->page1 = __alloc_pages_node(nid, gfp | __GFP_NOFAIL, 1);
+	if (s->page1)
+		pa_pages_add(s->held, s->page1, 1);
+	if (pa_fast_path_shut(nid, ZONE_DMA, 0) && pa_min_path_open(dma, 0, ZONE_DMA)) {
+		s->order0_tried = true;
+		s->page0 = __alloc_pages_node(nid, gfp | __GFP_NOFAIL, 0);
+		if (s->page0)
+			pa_pages_add(s->held, s->page0, 0);
+	}
+	return 0;
+}
+
+/*
+ * After the series the order check lives in the slow path: an order-1
+ * __GFP_NOFAIL request that reaches it must still not warn.
+ */
+void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
+{
+	struct pa_nofail_slow s = { };
+	bool tainted = test_taint(TAINT_WARN);
+	unsigned int before;
+	long free_before;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		s.dma = pa_node_zone(nid, ZONE_DMA);
+		if (s.dma)
+			break;
+	}
+	if (!s.dma)
+		kunit_skip(test, "no populated ZONE_DMA");
+	s.held = pa_pages_new(test, false);
+	free_before = pa_free_total();
+	before = pa_count_alloc_warnings();
+
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_nofail_slow_fn, &s, NULL), 0);
+	pr_info("pa_kunit: %s: %lu pages taken from ZONE_DMA, order 0 %s\n", test->name,
+		s.held->nr_pages, s.order0_tried ? "tried" : "not tried");
+
+	KUNIT_ASSERT_TRUE_MSG(test, s.shut, "ZONE_DMA stayed above its low watermark");
+	if (!s.open)
+		kunit_skip(test, "ZONE_DMA has no order-1 block above its min watermark");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, s.page1, "order-1 __GFP_NOFAIL in the slow path");
+	KUNIT_ASSERT_PTR_EQ(test, page_zone(s.page1), s.dma);
+	if (s.order0_tried)
+		KUNIT_ASSERT_NOT_NULL_MSG(test, s.page0, "order-0 __GFP_NOFAIL in the slow path");
+	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+			    "allocator WARNING for __GFP_NOFAIL of order <= 1");
+	if (!tainted)
+		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
+	pa_pages_free(s.held);
+	pa_assert_free_restored(test, free_before);
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The series suite: the pcp lists.  A refill takes exactly one batch,
+ * served in list order (the guard of the dropped
+ * check-pcp-refill-after-unlock), and account-pcp-drain-once keeps
+ * NR_FREE_PAGES exact across trims and drains.
+ */
+
+#include "pa_kunit.h"
+
+/* ---- check-pcp-refill-after-unlock (dropped) -------------------------- */
+
+struct pa_refill {
+	unsigned int order;
+	int mt;
+	struct pa_pages *held;
+	struct page **next;		/* the refilled list, head first */
+	struct zone *zone;
+	bool not_empty;			/* the list could not be emptied */
+	bool failed;			/* an allocation returned NULL */
+	int batch;
+	long blocks;			/* blocks a refill must take */
+	long free_drop, count_rise;	/* by the allocation that refills */
+	long listed;			/* blocks left on the list after it */
+	unsigned long mismatched;	/* next blocks not taken from that list in order */
+	long free_drop_next;		/* NR_FREE_PAGES change while taking them */
+	long count_left;		/* pcp count change over the whole refill */
+	bool emptied;			/* the list was empty afterwards */
+	long free_drop_again, count_rise_again;	/* the next refill */
+	unsigned long bad;		/* blocks misplaced, free or not cleared */
+};
+
+static bool pa_block_ok(struct page *page, unsigned int order, struct zone *zone, gfp_t gfp)
+{
+	unsigned long i;
+
+	if (page_zone(page) != zone || !IS_ALIGNED(page_to_pfn(page), 1UL << order))
+		return false;
+	if (is_free_buddy_page(page) || page_ref_count(page) != 1)
+		return false;
+	if (!want_init_on_alloc(gfp))
+		return true;
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (word[0] || word[PAGE_SIZE / sizeof(*word) - 1])
+			return false;
+	}
+	return true;
+}
+
+static struct page *pa_refill_take(struct pa_refill *r)
+{
+	struct page *page = pa_alloc_atomic(r->zone, r->order, r->mt);
+
+	if (!page) {
+		r->failed = true;
+		return NULL;
+	}
+	pa_pages_add(r->held, page, r->order);
+	if (!pa_block_ok(page, r->order, r->zone, PA_GFP_ATOMIC))
+		r->bad++;
+	return page;
+}
+
+/*
+ * Empty this CPU's list for the order and migratetype, then allocate:
+ * one refill moves exactly the batch (scaled to the order) off the
+ * buddy lists, hands out its first block and leaves the rest on the
+ * list, from which the next requests are served in list order without
+ * touching the buddy lists, until the list is empty and the next
+ * request refills it again.
+ */
+static int pa_refill_fn(void *arg)
+{
+	struct pa_refill *r = arg;
+	struct per_cpu_pages *pcp;
+	struct list_head *list;
+	struct page *page;
+	long free, count, n;
+
+	r->zone = pa_roomy_zone(0);
+	if (!r->zone)
+		return 0;
+	pcp = this_cpu_ptr(r->zone->per_cpu_pageset);
+	list = &pcp->lists[pa_pindex(r->order, r->mt)];
+
+	for (n = 0; n < PA_EMPTY_MAX && !list_empty(list); n++) {
+		struct list_head *first = list->next;
+
+		page = pa_refill_take(r);
+		if (!page || &page->pcp_list != first)
+			break;
+	}
+	r->not_empty = !list_empty(list);
+	if (r->not_empty || r->failed)
+		return 0;
+
+	r->batch = pcp->batch;
+	r->blocks = r->batch > 1 ? max(r->batch >> r->order, 2) : 1;
+	if (r->blocks > PA_REFILL_MAX)
+		return 0;
+
+	free = pa_zone_free(r->zone);
+	count = pcp->count;
+	if (!pa_refill_take(r))
+		return 0;
+	r->free_drop = free - pa_zone_free(r->zone);
+	r->count_rise = pcp->count - count;
+
+	r->listed = 0;
+	list_for_each_entry(page, list, pcp_list) {
+		if (r->listed == PA_REFILL_MAX)
+			break;
+		r->next[r->listed++] = page;
+	}
+
+	free = pa_zone_free(r->zone);
+	for (n = 0; n < r->listed; n++) {
+		page = pa_refill_take(r);
+		if (!page)
+			return 0;
+		if (page != r->next[n])
+			r->mismatched++;
+	}
+	r->free_drop_next = free - pa_zone_free(r->zone);
+	r->count_left = pcp->count - count;
+	r->emptied = list_empty(list);
+
+	free = pa_zone_free(r->zone);
+	count = pcp->count;
+	if (!pa_refill_take(r))
+		return 0;
+	r->free_drop_again = free - pa_zone_free(r->zone);
+	r->count_rise_again = pcp->count - count;
+	return 0;
+}
+
+static void pa_check_refill(struct kunit *test, struct page **next, unsigned int order, int mt)
+{
+	struct pa_refill r = { .order = order, .mt = mt, .next = next };
+	long pages;
+
+	r.held = pa_pages_new(test, false);
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_refill_fn, &r, NULL), 0);
+	if (!r.zone)
+		kunit_skip(test, "no zone has free memory to spare");
+
+	KUNIT_ASSERT_FALSE_MSG(test, r.not_empty, "order %u: pcp list not emptied", order);
+	KUNIT_ASSERT_FALSE_MSG(test, r.failed, "order %u: allocation failed", order);
+	KUNIT_ASSERT_GT_MSG(test, r.batch, 1, "%s: pcp batch", r.zone->name);
+	KUNIT_ASSERT_LE(test, r.blocks, (long)PA_REFILL_MAX);
+	pages = r.blocks << order;
+
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop, pages, "order %u refill, batch %d: free pages",
+			    order, r.batch);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_rise, pages - (1L << order),
+			    "order %u refill, batch %d: pcp count", order, r.batch);
+	KUNIT_ASSERT_EQ_MSG(test, r.listed, r.blocks - 1, "order %u: blocks left on the list",
+			    order);
+	KUNIT_ASSERT_EQ_MSG(test, r.mismatched, 0UL, "order %u: not served in list order",
+			    order);
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_next, 0L, "order %u: list served by the buddy",
+			    order);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_left, 0L, "order %u: pcp count", order);
+	KUNIT_ASSERT_TRUE_MSG(test, r.emptied, "order %u: list not empty", order);
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_again, pages, "order %u second refill", order);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_rise_again, pages - (1L << order),
+			    "order %u second refill: pcp count", order);
+	KUNIT_ASSERT_EQ_MSG(test, r.bad, 0UL, "order %u: blocks misplaced, free or dirty",
+			    order);
+}
+
+void pagealloc_series_pcp_refill_takes_one_batch(struct kunit *test)
+{
+	struct page **next = kunit_kcalloc(test, PA_REFILL_MAX, sizeof(*next), GFP_KERNEL);
+	unsigned int order;
+
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	for (order = 0; order < PA_SERIES_ORDERS; order++)
+		pa_check_refill(test, next, order, MIGRATE_UNMOVABLE);
+	pa_check_refill(test, next, 0, MIGRATE_MOVABLE);
+	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		pa_check_refill(test, next, pageblock_order, MIGRATE_MOVABLE);
+}
+
+/* ---- account-pcp-drain-once ------------------------------------------- */
+
+struct pa_drain {
+	struct page **pages;		/* order-0 pages freed one by one */
+	struct zone *zone;
+	int high, batch, nr;
+	bool too_many;			/* nr above PA_DRAIN_MAX */
+	bool failed;			/* an allocation failed or missed the zone */
+	long start, end;		/* free pages of the zone, buddy plus pcp */
+	unsigned long drift;		/* frees that changed that by other than 1 */
+	unsigned long trims, trimmed;	/* pcp trims while freeing, pages they moved */
+	int factor;			/* pcp->free_factor before the order-1 free */
+	long pcp_before, pcp_after;	/* this CPU's pcp count around it */
+	long free_rise;			/* NR_FREE_PAGES change it caused */
+	unsigned long not_buddy;	/* freed pages not free in the buddy lists */
+};
+
+/*
+ * Hold an order-1 block and more order-0 pages than pcp->high, then free
+ * the order-0 pages one at a time: the list overflows and
+ * free_pcppages_bulk() trims it by a batch or more, several times.  At
+ * every step the zone's free pages, buddy plus pcp, must have grown by
+ * exactly the page freed.  The trims leave pcp->free_factor raised, so
+ * freeing the order-1 block next drains every list of this CPU for the
+ * zone in one free_pcppages_bulk() call, which must raise NR_FREE_PAGES
+ * by exactly what the lists held and leave every page in the buddy.
+ */
+static int pa_drain_fn(void *arg)
+{
+	struct pa_drain *d = arg;
+	struct per_cpu_pages *pcp;
+	struct page *block;
+	long total, free;
+	int i, n;
+
+	d->zone = pa_roomy_zone(1);
+	if (!d->zone)
+		return 0;
+	pcp = this_cpu_ptr(d->zone->per_cpu_pageset);
+	d->high = pcp->high;
+	d->batch = pcp->batch;
+	d->nr = pa_overflow_pages(pcp);
+	d->too_many = d->nr > PA_DRAIN_MAX;
+	if (d->too_many)
+		return 0;
+
+	d->start = pa_zone_free_total(d->zone);
+	block = pa_alloc_atomic(d->zone, 1, MIGRATE_UNMOVABLE);
+	for (n = 0; n < d->nr; n++) {
+		d->pages[n] = pa_alloc_atomic(d->zone, 0, MIGRATE_UNMOVABLE);
+		if (!d->pages[n] || page_zone(d->pages[n]) != d->zone)
+			break;
+	}
+	if (!block || page_zone(block) != d->zone || n < d->nr) {
+		d->failed = true;
+		if (n < d->nr && d->pages[n])
+			n++;
+		for (i = 0; i < n; i++)
+			__free_pages(d->pages[i], 0);
+		if (block)
+			__free_pages(block, 1);
+		return 0;
+	}
+
+	total = pa_zone_free_total(d->zone);
+	for (i = 0; i < d->nr; i++) {
+		int count = pcp->count;
+
+		__free_pages(d->pages[i], 0);
+		if (pcp->count <= count) {
+			d->trims++;
+			d->trimmed += count + 1 - pcp->count;
+		}
+		if (pa_zone_free_total(d->zone) != ++total) {
+			d->drift++;
+			total = pa_zone_free_total(d->zone);
+		}
+	}
+
+	d->factor = pcp->free_factor;
+	d->pcp_before = pcp->count;
+	free = pa_zone_free(d->zone);
+	__free_pages(block, 1);
+	d->pcp_after = pcp->count;
+	d->free_rise = pa_zone_free(d->zone) - free;
+
+	for (i = 0; i < d->nr; i++)
+		d->not_buddy += !is_free_buddy_page(d->pages[i]);
+	d->not_buddy += !is_free_buddy_page(block);
+	d->end = pa_zone_free_total(d->zone);
+	return 0;
+}
+
+static void pa_run_drain(struct kunit *test, struct pa_drain *d)
+{
+	d->pages = pa_kvzalloc(test, PA_DRAIN_MAX * sizeof(*d->pages));
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_drain_fn, d, NULL), 0);
+	if (!d->zone)
+		kunit_skip(test, "no zone has free memory to spare");
+	if (d->too_many)
+		kunit_skip(test, "pcp->high %d of %s is too large", d->high, d->zone->name);
+	pr_info("pa_kunit: %s: %s high %d batch %d: %lu trims freed %lu pages, then %ld drained\n",
+		test->name, d->zone->name, d->high, d->batch, d->trims, d->trimmed,
+		d->free_rise);
+	KUNIT_ASSERT_FALSE_MSG(test, d->failed, "allocations from %s failed", d->zone->name);
+}
+
+void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test)
+{
+	struct pa_drain d = { };
+
+	pa_run_drain(test, &d);
+	KUNIT_ASSERT_GT_MSG(test, d.trims, 0UL, "no trim freeing %d pages, high %d, batch %d",
+			    d.nr, d.high, d.batch);
+	KUNIT_ASSERT_EQ_MSG(test, d.drift, 0UL, "buddy plus pcp pages off by a free (%lu trims)",
+			    d.trims);
+	KUNIT_ASSERT_EQ_MSG(test, d.end, d.start, "free pages of %s", d.zone->name);
+}
+
+void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test)
+{
+	struct pa_drain d = { };
+
+	pa_run_drain(test, &d);
+	KUNIT_ASSERT_GT_MSG(test, d.factor, 0, "pcp->free_factor after %lu trims", d.trims);
+	KUNIT_ASSERT_EQ_MSG(test, d.pcp_after, 0L, "pcp count after the drain (was %ld)",
+			    d.pcp_before);
+	KUNIT_ASSERT_EQ_MSG(test, d.free_rise, d.pcp_before + 2,
+			    "NR_FREE_PAGES rise for %ld pcp pages plus an order-1 block",
+			    d.pcp_before);
+	KUNIT_ASSERT_EQ_MSG(test, d.not_buddy, 0UL, "freed pages not back in the buddy lists");
+	KUNIT_ASSERT_EQ_MSG(test, d.end, d.start, "free pages of %s", d.zone->name);
+}

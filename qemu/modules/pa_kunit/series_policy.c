@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The series suite: alloc-pages-local-without-policy must leave a task
+ * policy in charge of alloc_pages().
+ */
+
+#include "pa_kunit.h"
+
+/*
+ * alloc_pages() goes straight to the local node when the task has no
+ * policy of its own (series: alloc-pages-local-without-policy).  A task
+ * policy must still steer it, and __GFP_THISNODE and interrupt context
+ * (here: bottom halves disabled) must still ignore that policy.
+ */
+struct pa_policy_nids {
+	int plain;	/* GFP_KERNEL */
+	int thisnode;	/* GFP_KERNEL | __GFP_THISNODE */
+	int bh;		/* GFP_ATOMIC with bottom halves disabled */
+};
+
+static int pa_alloc_nid(gfp_t gfp)
+{
+	struct page *page = alloc_pages(gfp, 0);
+	int nid;
+
+	if (!page)
+		return NUMA_NO_NODE;
+	nid = page_to_nid(page);
+	__free_pages(page, 0);
+	return nid;
+}
+
+static void pa_alloc_under_policy(struct mempolicy *pol, struct pa_policy_nids *r)
+{
+	struct mempolicy *old;
+
+	task_lock(current);
+	old = current->mempolicy;
+	current->mempolicy = pol;
+	task_unlock(current);
+
+	r->plain = pa_alloc_nid(GFP_KERNEL);
+	r->thisnode = pa_alloc_nid(GFP_KERNEL | __GFP_THISNODE);
+	local_bh_disable();
+	r->bh = pa_alloc_nid(GFP_ATOMIC);
+	local_bh_enable();
+
+	task_lock(current);
+	current->mempolicy = old;
+	task_unlock(current);
+}
+
+/* A node other than the local one, both with memory to spare, or skip. */
+static int pa_other_node(int local)
+{
+	int nid, other = NUMA_NO_NODE;
+
+	for_each_node_state(nid, N_MEMORY)
+		if (nid != local && pa_zone_roomy(pa_top_zone(nid, ZONE_NORMAL), ZONE_NORMAL))
+			other = nid;
+	if (other == NUMA_NO_NODE ||
+	    !pa_zone_roomy(pa_top_zone(local, ZONE_NORMAL), ZONE_NORMAL))
+		return NUMA_NO_NODE;
+	return other;
+}
+
+/* Allocate under a task policy of MODE over the other node (none: local). */
+static void pa_alloc_under_mode(struct kunit *test, unsigned short mode,
+				struct pa_policy_nids *r, int *local, int *other)
+{
+	struct mempolicy pol = {
+		.refcnt = ATOMIC_INIT(1),
+		.mode = mode,
+		.home_node = NUMA_NO_NODE,
+	};
+
+	migrate_disable();
+	*local = numa_node_id();
+	*other = pa_other_node(*local);
+	if (*other == NUMA_NO_NODE) {
+		migrate_enable();
+		kunit_skip(test, "needs two nodes with free memory to spare");
+	}
+	if (mode != MPOL_LOCAL)
+		node_set(*other, pol.nodes);
+	pa_alloc_under_policy(&pol, r);
+	migrate_enable();
+}
+
+void pagealloc_series_task_policy_still_steers_alloc_pages(struct kunit *test)
+{
+	struct pa_policy_nids r;
+	int local, other;
+
+	pa_alloc_under_mode(test, MPOL_PREFERRED, &r, &local, &other);
+	KUNIT_EXPECT_EQ_MSG(test, r.plain, other,
+			    "alloc_pages() under a policy preferring node %d", other);
+	KUNIT_EXPECT_EQ_MSG(test, r.thisnode, local,
+			    "alloc_pages(__GFP_THISNODE) must ignore the task policy");
+	KUNIT_EXPECT_EQ_MSG(test, r.bh, local,
+			    "alloc_pages() in interrupt context must ignore the task policy");
+}
+
+/*
+ * The other modes a task policy can have, each over the other node only
+ * (MPOL_LOCAL over none): each sends alloc_pages() where it says, and
+ * none reaches __GFP_THISNODE or interrupt context.
+ */
+static const unsigned short pa_policy_modes[] = {
+	MPOL_BIND, MPOL_INTERLEAVE, MPOL_PREFERRED_MANY, MPOL_LOCAL,
+};
+
+static void pa_policy_mode_desc(const unsigned short *mode, char *desc)
+{
+	static const char * const names[] = {
+		[MPOL_BIND] = "bind", [MPOL_INTERLEAVE] = "interleave",
+		[MPOL_PREFERRED_MANY] = "preferred_many", [MPOL_LOCAL] = "local",
+	};
+
+	strscpy(desc, names[*mode], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pa_policy_mode, pa_policy_modes, pa_policy_mode_desc);
+
+void pagealloc_series_task_policy_modes_steer_alloc_pages(struct kunit *test)
+{
+	const unsigned short *mode = test->param_value;
+	struct pa_policy_nids r;
+	int local, other, want;
+
+	pa_alloc_under_mode(test, *mode, &r, &local, &other);
+	want = *mode == MPOL_LOCAL ? local : other;
+	KUNIT_EXPECT_EQ_MSG(test, r.plain, want, "alloc_pages() under policy mode %u", *mode);
+	KUNIT_EXPECT_EQ_MSG(test, r.thisnode, local,
+			    "alloc_pages(__GFP_THISNODE) must ignore the task policy");
+	KUNIT_EXPECT_EQ_MSG(test, r.bh, local,
+			    "alloc_pages() in interrupt context must ignore the task policy");
+}
+
+/* The generator for the case above, for suites.c. */
+const void *pa_policy_mode_params(const void *prev, char *desc)
+{
+	return pa_policy_mode_gen_params(prev, desc);
+}

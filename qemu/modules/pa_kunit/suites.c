@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which cases make up which suite, in the order they run.
+ */
+
+#include "pa_kunit.h"
+
+static struct kunit_case pagealloc_seed_cases[] = {
+	KUNIT_CASE(pagealloc_order_too_large_returns_null),
+	KUNIT_CASE(pagealloc_order_too_large_nowarn_is_silent),
+	KUNIT_CASE(pagealloc_order_too_large_warns_once),
+	KUNIT_CASE(pagealloc_thisnode_allocates_on_requested_node),
+	KUNIT_CASE(pagealloc_preferred_node_is_used_when_it_has_room),
+	KUNIT_CASE(pagealloc_no_node_allocates_on_local_node),
+	KUNIT_CASE(pagealloc_zone_modifiers_pick_eligible_zone),
+	KUNIT_CASE(pagealloc_dma_zones_respect_physical_limits),
+	KUNIT_CASE(pagealloc_fast_path_serves_without_reclaim),
+	KUNIT_CASE(pagealloc_thisnode_charges_numa_hit),
+	KUNIT_CASE(pagealloc_requests_served_from_matching_pageblocks),
+	KUNIT_CASE(pagealloc_freed_page_returns_to_pageblock_migratetype),
+	KUNIT_CASE(pagealloc_pcp_reuses_hot_page),
+	KUNIT_CASE(pagealloc_pcp_reuses_hot_pageblock_order_page),
+	KUNIT_CASE(pagealloc_thisnode_fails_without_eligible_zone),
+	KUNIT_CASE(pagealloc_slow_path_entered_under_pressure),
+	KUNIT_CASE(pagealloc_slow_path_serves_below_low_watermark),
+	KUNIT_CASE(pagealloc_exhausted_node_falls_back_in_zonelist_order),
+	{}
+};
+
+static struct kunit_suite pagealloc_seeds_suite = {
+	.name = "pagealloc_seeds",
+	.test_cases = pagealloc_seed_cases,
+};
+
+static struct kunit_case pagealloc_stress_cases[] = {
+	KUNIT_CASE(pagealloc_stress_each_order_capped),
+	KUNIT_CASE(pagealloc_stress_every_order_until_failure),
+	KUNIT_CASE(pagealloc_stress_concurrent_alloc_free),
+	{}
+};
+
+static struct kunit_suite pagealloc_stress_suite = {
+	.name = "pagealloc_stress",
+	.test_cases = pagealloc_stress_cases,
+};
+
+static struct kunit_case pagealloc_series_cases[] = {
+	KUNIT_CASE(pagealloc_series_low_orders_never_fail),
+	KUNIT_CASE(pagealloc_series_bulk_never_fails),
+	KUNIT_CASE(pagealloc_series_nofail_low_orders_do_not_warn),
+	KUNIT_CASE(pagealloc_series_nofail_order1_slow_path_does_not_warn),
+	KUNIT_CASE(pagealloc_series_pcp_refill_takes_one_batch),
+	KUNIT_CASE(pagealloc_series_pcp_trims_keep_free_count_exact),
+	KUNIT_CASE(pagealloc_series_pcp_drain_frees_exactly_the_list),
+	KUNIT_CASE(pagealloc_series_concurrent_refill_and_drain_balance),
+	KUNIT_CASE(pagealloc_series_task_policy_still_steers_alloc_pages),
+	KUNIT_CASE_PARAM(pagealloc_series_task_policy_modes_steer_alloc_pages,
+			 pa_policy_mode_params),
+	{}
+};
+
+static struct kunit_suite pagealloc_series_suite = {
+	.name = "pagealloc_series",
+	.test_cases = pagealloc_series_cases,
+};
+
+kunit_test_suites(&pagealloc_seeds_suite, &pagealloc_stress_suite,
+		  &pagealloc_series_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of the page allocator's fast paths, zones, nodes and pcp lists");
