@@ -22,17 +22,19 @@ bad='Kernel panic|BUG:|Oops|WARNING:|Call Trace:|KASAN|UBSAN|general protection 
 
 matched=$(grep -E "$bad" "$console" | grep -v -E -f <(grep -v -e '^#' -e '^$' "$allowed") | head -n 20 || true)
 
-# KUnit cases are the indented result lines inside each KTAP block; the
-# unindented line closes the suite and is not a case of its own.
+# KUnit cases are the result lines indented once inside each KTAP block;
+# the unindented line closes the suite and is not a case of its own, and
+# those indented twice are the parameters of a KUNIT_CASE_PARAM case,
+# whose own line sums them up.
 read -r npass nfail nskip < <(awk '
 	/^PA-KTAP-BEGIN/ { in_ktap = 1; next }
 	/^PA-KTAP-END/ { in_ktap = 0; next }
-	in_ktap && /^[ \t]+(not )?ok [0-9]+/ {
+	in_ktap && /^(    |\t)(not )?ok [0-9]+/ {
 		if ($0 ~ /# SKIP/) s++; else if ($1 == "not") f++; else p++
 	}
 	END { print p + 0, f + 0, s + 0 }' "$results")
 failed_cases=$(awk '/^PA-KTAP-BEGIN/ { suite = $2 }
-	/^[ \t]+not ok [0-9]+/ { sub(/^[ \t]+not ok [0-9]+ (- )?/, ""); print suite "." $1 }' "$results")
+	/^(    |\t)not ok [0-9]+/ { sub(/^(    |\t)not ok [0-9]+ (- )?/, ""); print suite "." $1 }' "$results")
 guest_fail=$(sed -n 's/^PA-FAIL //p' "$results")
 
 # The host knows what must run: every KUNIT_CASE of the modules the boot's
@@ -45,9 +47,9 @@ expect_mods=()
 [[ $begin != *"run=["*kunit* ]] || expect_mods+=(pa_kunit)
 [[ $begin != *"provoke=[fail]"* ]] || expect_mods+=(pa_fail)
 ran=$(awk '/^PA-KTAP-BEGIN/ { in_ktap = 1; next } /^PA-KTAP-END/ { in_ktap = 0; next }
-	in_ktap && /^[ \t]+(not )?ok [0-9]+/ { sub(/^[ \t]+(not )?ok [0-9]+ (- )?/, ""); sub(/ #.*/, ""); print $1 }' "$results")
+	in_ktap && /^(    |\t)(not )?ok [0-9]+/ { sub(/^(    |\t)(not )?ok [0-9]+ (- )?/, ""); sub(/ #.*/, ""); print $1 }' "$results")
 skipped=$(awk '/^PA-KTAP-BEGIN/ { in_ktap = 1; next } /^PA-KTAP-END/ { in_ktap = 0; next }
-	in_ktap && /^[ \t]+ok [0-9]+.*# SKIP/ { sub(/^[ \t]+ok [0-9]+ (- )?/, ""); print }' "$results")
+	in_ktap && /^(    |\t)ok [0-9]+.*# SKIP/ { sub(/^(    |\t)ok [0-9]+ (- )?/, ""); print }' "$results")
 missing='' unexpected_skip=''
 for m in "${expect_mods[@]}"; do
 	while read -r want; do

@@ -50,6 +50,15 @@ ok "a failing KUnit case fails the boot and is named" '
 	jq -r .reason b/verdict.json | must_say "pagealloc_seeds.b" /dev/stdin
 '
 
+# A KUNIT_CASE_PARAM case: its parameters are indented once more, and
+# its own line sums them up.
+param_results='PA-BEGIN 6.1 cpus=2\nPA-KTAP-BEGIN pagealloc_series\n    KTAP version 1\n    # Subtest: pagealloc_series\n    1..2\n    ok 1 a\n        ok 1 bind\n        not ok 2 interleave\n    not ok 2 modes\nnot ok 1 pagealloc_series\nPA-KTAP-END pagealloc_series\nPA-END verdict=1\n'
+
+ok "a parameterised case counts once, and a failing parameter fails it by the case's name" '
+	boot_dir "ok\n" "$param_results" && test "$(verdict.sh b 3 2.5)" = failed &&
+	test "$(jq -c .tests b/verdict.json)" = "{\"pass\":1,\"fail\":1,\"skip\":0,\"failed\":[\"pagealloc_series.modes\"]}"
+'
+
 for pat in "Kernel panic - not syncing: sysrq triggered crash" "BUG: unable to handle page fault" \
 	"WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:5634 __alloc_pages" "Oops: 0002 [#1] SMP" \
 	"Call Trace:" "UBSAN: shift-out-of-bounds in mm/page_alloc.c" "BUG: KASAN: use-after-free"; do

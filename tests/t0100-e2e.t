@@ -31,10 +31,6 @@ ok "the build matrix compiles the tip in Debian's config and without NUMA, with 
 
 boot_tip() { boot.sh --timeout "${T:-300}" "$@" "$tip"; }
 
-ok "the series tip boots again from scratch with every KUnit case passing" '
-	d=$(boot_tip --force --run kunit) && jq -e ".tests.pass > 0 and .tests.fail == 0" "$d/verdict.json"
-'
-
 ok "a kernel panic in the guest fails the boot and is quoted" '
 	d=$(boot_tip --run "" --append pa.provoke=panic); test $? -ne 0 &&
 	jq -r .reason "$d/verdict.json" | must_say "Kernel panic - not syncing: sysrq triggered crash" /dev/stdin

@@ -29,9 +29,14 @@ target_commit() {
 	return 1
 }
 
-# The lines KTAP prints for CASE between its first report and "not ok".
-case_report() { # RESULTS-TXT CASE
-	awk -v c="$2" 'index($0, "# " c ": ") { p = 1 } p { print } $0 ~ "not ok [0-9]+ " c "$" { p = 0 }' "$1"
+# The lines KTAP prints for CASE between its first report and "not ok",
+# from the debugfs results and from the kernel log: KUnit keeps only the
+# last parameter's lines of a KUNIT_CASE_PARAM case in debugfs.
+case_report() { # BOOT-DIR CASE
+	local f
+	for f in "$1/results.txt" "$1/console.log"; do
+		awk -v c="$2" 'index($0, "# " c ": ") { p = 1 } p { print } $0 ~ "not ok [0-9]+ " c "$" { p = 0 }' "$f"
+	done
 }
 
 for m in "$T_TOP"/tests/mutations/*.diff; do
@@ -53,7 +58,7 @@ for m in "$T_TOP"/tests/mutations/*.diff; do
 			d=$(boot.sh --run kunit "$c"); test $? -ne 0 &&
 			jq -r ".tests.failed[]" "$d/verdict.json" >failed && cat failed &&
 			grep -qx "pagealloc_seeds.$CASE\|pagealloc_stress.$CASE\|$CASE" failed &&
-			case_report "$d/results.txt" "${CASE##*.}" >report && cat report &&
+			case_report "$d" "${CASE##*.}" >report && cat report &&
 			grep -qE -- "$MESSAGE" report
 		'
 	done

@@ -27,10 +27,12 @@ plant_patch() { "$T_TOP/scripts/try-patch.sh" "$1" "$3" "$2"; }
 
 # A measurement of the test's own, for the tests of what reads make
 # bench's results (mail, figures), so that they run on a new machine too:
-# one boot per kernel, order-0 pairs only.  The settings stay exported,
-# so that every later measure.sh of the test finds this set in the cache.
+# one boot per kernel, order-0 pairs only, no profiled boots (t0190 tests
+# those; three full profiled boots per kernel cost this set 8 minutes on
+# a new machine).  The settings stay exported, so that every later
+# measure.sh of the test finds this set in the cache.
 small_bench() {
-	export BENCH_K=1 BENCH_ZERO_K=0 BENCH_DEBIAN=0 BENCH_STEPS=bench
+	export BENCH_K=1 BENCH_ZERO_K=0 BENCH_PROFILE_K=0 BENCH_DEBIAN=0 BENCH_STEPS=bench
 	export BENCH_ARGS="orders=0+batches=0+loops=2000"
 	"$T_TOP/scripts/bench.sh" >"$T_SCRATCH/bench.log" 2>&1 && return 0
 	sed 's/^/# /' "$T_SCRATCH/bench.log"
