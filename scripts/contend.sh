@@ -17,20 +17,15 @@ DEFAULT_KFLAVOR=bench
 ensure_series
 revs=()
 resolve_revs revs "$@"
-files=() args=()
+args=()
 for i in "${!revs[@]}"; do
 	name=$(short "${revs[$i]}")
 	progress "$((i + 1))" "${#revs[@]}" "contend $name"
 	f=$(measure_contend "${revs[$i]}") || die "$name: the contention boots failed"
-	files+=("$f")
 	args+=("$name=$f")
 done
 figs='^(contend|prof-contend-(lockwait|allocator|pcp|buddy))$'
 "$TOP/scripts/compare.sh" --only "$figs" "${args[@]}"
 echo
 echo "spread over the boots (coefficient of variation):"
-for i in "${!files[@]}"; do
-	jq -r --arg n "${args[$i]%%=*}" --arg f "$figs" '.samples | to_entries[] | select(.key | test($f)) |
-		(.value | add / length) as $m | (.value | map(. - $m | . * .) | add / ((length - 1) | if . < 1 then 1 else . end) | sqrt) as $sd |
-		"\($n)\t\(.key)\t\(.value | length) boots\tcv \(if $m == 0 then 0 else ($sd / $m * 1000 | round / 10) end)%"' "${files[$i]}"
-done | column -t -s $'\t'
+"$TOP/scripts/spread.sh" "$figs" "${args[@]}"

@@ -7,7 +7,8 @@
 #     adds an unused command-line word of k letters (pa.pad=a, aa, ...), so
 #     layout luck is sampled the same way for every kernel.
 #   BENCH_MODE=functional: plain TCG (or KVM), wall clock; K repeats.
-# Settings: BENCH_K (5), BENCH_MODE, BENCH_STEPS (bench,hackbench,tbench),
+# Settings: BENCH_K (5), BENCH_JOBS (boots at once, deterministic mode
+# only; default: one per core), BENCH_MODE, BENCH_STEPS (bench,hackbench,tbench),
 # BENCH_APPEND (kernel arguments), BENCH_ARGS (pa_bench module parameters,
 # joined with '+'), BENCH_PAD_CHAR (a), BENCH_PROFILE=1 (boot with the paprof
 # plugin: the prof-* figures of profile-figures.sh too).  A set already
@@ -48,17 +49,41 @@ if [[ -f $out ]]; then
 	echo "$out"
 	exit 0
 fi
-figs=()
-pad=''
-for ((k = 1; k <= K; k++)); do
-	pad+=$pad_char
+# Deterministic boots count guest instructions, which the host's load
+# cannot change, so they run side by side, one per core (BENCH_JOBS);
+# wall-clock boots run one at a time.
+jobs=1
+[[ $mode != deterministic ]] || jobs=${BENCH_JOBS:-$(nproc)}
+# Boots started side by side must not each build the initramfs or the
+# plugin into the same scratch file.
+"$TOP/qemu/mkinitramfs.sh" >/dev/null
+[[ ${#profile[@]} -eq 0 ]] || "$TOP/scripts/paprof-plugin.sh" >/dev/null
+dirs=$(mktemp -d)
+trap 'rm -rf "$dirs"' EXIT
+one_boot() {
+	local k=$1 pad=$2 d
 	progress "$k" "$K" "measure $K_NAME ($mode, $append pa.pad=$pad)"
 	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" "${profile[@]}" \
 		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$K_DIR") ||
-		die "$K_NAME: benchmark boot $k: $(jq -r .reason "$d/verdict.json" 2>/dev/null)"
-	"$TOP/scripts/figures.sh" "$d" >/dev/null
-	figs+=("$d/figures.json")
+		{ say "$K_NAME: benchmark boot $k (pa.pad=$pad): $(jq -r .reason "$d/verdict.json" 2>/dev/null)"; return 1; }
+	"$TOP/scripts/figures.sh" "$d" >/dev/null || return 1
+	echo "$d" >"$dirs/$k"
+}
+pad=''
+failed=0 running=0
+for ((k = 1; k <= K; k++)); do
+	pad+=$pad_char
+	if ((running == jobs)); then
+		wait -n || failed=1
+		running=$((running - 1))
+	fi
+	one_boot "$k" "$pad" &
+	running=$((running + 1))
 done
+for (( ; running > 0; running--)); do wait -n || failed=1; done
+((failed == 0)) || die "$K_NAME: a benchmark boot failed (above)"
+figs=()
+for ((k = 1; k <= K; k++)); do figs+=("$(cat "$dirs/$k")/figures.json"); done
 jq -s --arg mode "$mode" --arg append "$append" --arg args "$args" --arg commit "$K_NAME" \
 	'{commit: $commit, mode: $mode, append: $append, bench_args: $args, runs: length,
 	  units: .[0].units,

@@ -61,6 +61,7 @@ def run_to(name, ignore):
 def step_call():
     """Single-step the call just entered to its return."""
     sp0 = reg("rsp")
+    args = " ".join("%s=%d" % (r, reg(r)) for r in ("rdi", "rsi", "rdx", "rcx", "r8", "r9"))
     counts, trace, n = {}, [], 0
     while n < limit:
         pc = reg("rip")
@@ -72,7 +73,7 @@ def step_call():
         n += 1
         if reg("rsp") > sp0:  # the call returned
             break
-    return counts, trace, n
+    return counts, trace, n, args
 
 
 run_to("do_init_module", 0)
@@ -82,7 +83,7 @@ for fn in funcs:
     # instructions too: step the next call instead.
     run_to(fn, skip)
     for switched in range(10):
-        counts, trace, n = step_call()
+        counts, trace, n, args = step_call()
         if "__schedule" not in counts:
             break
         run_to(fn, 0)
@@ -93,4 +94,8 @@ for fn in funcs:
             f.write("%7d  %s\n" % (v, k))
         f.write("\n")
         f.write("\n".join(trace) + "\n")
+    # The call's arguments (System V registers, as integers): what it was
+    # asked to do, such as how many pages a refill or a drain moves.
+    with open(os.path.join(outdir, "steps-%s.args" % fn), "w") as f:
+        f.write(args + "\n")
 gdb.execute("kill")

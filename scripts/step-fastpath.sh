@@ -6,7 +6,10 @@
 # Writes $RESULTS/<commit>/steps-<function>.txt: counts, then the trace.
 # REV is a commit (its bench kernel unless KFLAVOR=check) or "debian",
 # Debian's own binary, with the symbols its booted kernel reports.
-# usage: step-fastpath.sh REV      (STEP_FUNCS, STEP_SKIP override)
+# STEP_FUNCS names other functions, STEP_SKIP how many calls to let pass
+# first, STEP_BENCH the pa_bench parameters that make the calls (the pair
+# loop by default); each set of functions keeps its own key.
+# usage: step-fastpath.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
@@ -16,9 +19,13 @@ out=$K_DIR
 funcs=${STEP_FUNCS:-alloc_pages __free_pages}
 show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 # The count belongs to one build and one request: keep it until either changes.
+# Many loops, so that the pair loop is still running when the breakpoints hit.
+bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 key=$( { cat "$out/build.key" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
-	echo "$funcs ${STEP_SKIP:-} ${GUEST_CPU:-}"; } | sha1sum | cut -c1-16)
-if [[ -f $out/steps.key && $(cat "$out/steps.key") == "$key" ]]; then
+	echo "$funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-}"; } | sha1sum | cut -c1-16)
+keyfile=$out/steps.key
+[[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
+if [[ -f $keyfile && $(cat "$keyfile") == "$key" ]]; then
 	show
 	exit 0
 fi
@@ -28,9 +35,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 port=$((20000 + $$ % 20000))
 say "$K_NAME: stepping $funcs (gdb on port $port)"
-# Many loops, so that the pair loop is still running when the breakpoints hit.
 "$TOP/scripts/boot.sh" --mode deterministic --run bench --gdb "$port" --out "$tmp/boot" \
-	--append "nokaslr init_on_alloc=0 pa.bench=orders=0+batches=0+loops=1000000" \
+	--append "nokaslr init_on_alloc=0 pa.bench=$bench" \
 	"$out" >/dev/null 2>&1 &
 boot=$!
 STEP_FUNCS=$funcs STEP_SYSMAP=$out/System.map STEP_OUT=$tmp STEP_PORT=$port \
@@ -42,6 +48,6 @@ for f in $funcs; do
 	[[ $status -eq 0 && -f $tmp/steps-$f.txt ]] ||
 		die "$K_NAME: stepping $f failed: $(grep -m1 -E 'step-fastpath:|Error|error' "$tmp/gdb.log" || tail -n1 "$tmp/gdb.log")"
 done
-mv "$tmp"/steps-*.txt "$out/"
-echo "$key" >"$out/steps.key"
+mv "$tmp"/steps-*.txt "$tmp"/steps-*.args "$out/"
+echo "$key" >"$keyfile"
 show
