@@ -8,12 +8,13 @@
 #   make step REV=…            one order-0 alloc and free single-stepped: instructions by function
 #   make profile [REVS=…]      where hackbench, tbench and page faults spend allocator instructions
 #   make contend [REVS=…]      zone->lock with two CPUs allocating at once: lock waiting per page
+#   make lock-held [REVS=…]    instructions executed under zone->lock per pcp refill and drain
 #   make equivalence [REV=…]   REV's bench kernel and Debian's own binary step the same instructions?
 #   make figures [NAMES=…]     rewrite each changelog's measured figures, then replay
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export rebase build boot step profile contend equivalence figures check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export rebase build boot step profile lock-held contend equivalence figures check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -45,6 +46,9 @@ step: deps
 
 profile: deps
 	@$(S)/profile.sh $(REVS)
+
+lock-held: deps
+	@$(S)/lock-held.sh $(REVS)
 
 contend: deps
 	@$(S)/contend.sh $(REVS)

@@ -109,6 +109,7 @@ want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return
 [[ ,$run, != *,bench,* ]] || want pa_bench
 [[ ,$run, != *,contend,* ]] || want pa_contend
 [[ $append != *pa.provoke=warn* ]] || want pa_provoke
+[[ $append != *pa.provoke=nofail* ]] || want pa_provoke
 [[ $append != *pa.provoke=fail* ]] || want pa_fail
 if [[ -n $profile ]]; then
 	[[ -f $built/System.map ]] || die "--profile needs $built/System.map"

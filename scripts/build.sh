@@ -30,9 +30,14 @@ export KBUILD_BUILD_USER=pagealloc KBUILD_BUILD_HOST=qemu
 export KBUILD_BUILD_TIMESTAMP=$GIT_COMMITTER_DATE
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
-# Anything that changes the built artefacts invalidates the cached build.
+# The guest modules this flavour builds: the bench kernel has no KUnit,
+# it runs the benchmark modules only.
+mods=("$TOP"/qemu/modules/*/)
+[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/")
+# Anything that changes the built artefacts invalidates the cached build;
+# a change to a module the flavour does not build does not.
 key=$( { kgit rev-parse "$commit^{tree}"; cat "${config_inputs[@]}" "$TOP"/scripts/build.sh;
-	find "$TOP/qemu/modules" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
+	find "${mods[@]}" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
 if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"
 	[[ $(jq -r .status "$out/build.json") == ok ]]
@@ -101,9 +106,6 @@ cp "$build/System.map" "$out/System.map"
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"
-# The bench kernel has no KUnit: it runs the benchmark modules only.
-mods=("$TOP"/qemu/modules/*/)
-[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/")
 for src in "${mods[@]}"; do
 	[[ -d $src ]] || continue
 	name=$(basename "$src")

@@ -6,7 +6,10 @@
 # Counted from the return of the lock's acquisition to the call that
 # releases it; a call that takes the lock more than once adds its spans.
 # Per kernel: pages moved (the call's count argument), instructions in
-# all, held, and held per page.
+# all, held, and held per page.  Which pages the stepped call moves, and
+# so how much buddy merging or splitting it does, depends on the free
+# lists' state, which differs a little from kernel to kernel: kernels
+# that do not change the code read up to 2% apart.
 # REV is a commit (its bench kernel unless KFLAVOR=check) or "debian".
 # usage: lock-held.sh [REV...]      (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
@@ -41,7 +44,11 @@ for i in "${!revs[@]}"; do
 	r=${revs[$i]}
 	resolve_kernel "$r"
 	progress "$((i + 1))" "${#revs[@]}" "lock-held $K_NAME"
-	STEP_FUNCS="rmqueue_bulk free_pcppages_bulk" STEP_SKIP=${STEP_SKIP:-20} \
+	# Order-0 refills; the drains grow (pcp->free_factor) from pcp->batch
+	# pages as a batch of frees goes on: step one of the first size.
+	# shellcheck disable=SC2016 # gdb expands the registers
+	STEP_COND_rmqueue_bulk='$rsi == 0' STEP_COND_free_pcppages_bulk='$rsi < 128' \
+		STEP_FUNCS="rmqueue_bulk free_pcppages_bulk" STEP_SKIP=${STEP_SKIP:-2} \
 		STEP_BENCH="orders=0+batches=16384+pair=0+loops=1000" \
 		"$TOP/scripts/step-fastpath.sh" "$r" >/dev/null || die "$K_NAME: the refill and drain could not be stepped"
 	for f in rmqueue_bulk free_pcppages_bulk; do

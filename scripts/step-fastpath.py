@@ -51,6 +51,11 @@ def run_to(name, ignore):
     if name not in by_name:
         raise SystemExit("step-fastpath: %s is not in System.map" % name)
     bp = gdb.Breakpoint("*%#x" % by_name[name], internal=True)
+    # STEP_COND_<function>: a gdb condition on the entry registers, such as
+    # "$rsi < 128", to step only calls of one kind.
+    cond = os.environ.get("STEP_COND_" + name)
+    if cond:
+        bp.condition = cond
     bp.ignore_count = ignore
     gdb.execute("continue", to_string=True)
     bp.delete()

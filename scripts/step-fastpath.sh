@@ -8,7 +8,8 @@
 # Debian's own binary, with the symbols its booted kernel reports.
 # STEP_FUNCS names other functions, STEP_SKIP how many calls to let pass
 # first, STEP_BENCH the pa_bench parameters that make the calls (the pair
-# loop by default); each set of functions keeps its own key.
+# loop by default), STEP_COND_<function> a gdb condition on the call's
+# entry registers; each set of functions keeps its own key.
 # usage: step-fastpath.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,7 @@ show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 # Many loops, so that the pair loop is still running when the breakpoints hit.
 bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 key=$( { cat "$out/build.key" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
-	echo "$funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-}"; } | sha1sum | cut -c1-16)
+	echo "$funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-}"; env | grep '^STEP_COND_' | sort; } | sha1sum | cut -c1-16)
 keyfile=$out/steps.key
 [[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
 if [[ -f $keyfile && $(cat "$keyfile") == "$key" ]]; then

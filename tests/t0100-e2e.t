@@ -46,6 +46,12 @@ ok "a WARNING in the guest log fails the boot" '
 	jq -r ".matched[0]" "$d/verdict.json" | must_say "^WARNING: .*pa_provoke" /dev/stdin
 '
 
+# The allocator's own warning: __GFP_NOFAIL is for orders 0 and 1.
+ok "an order-4 __GFP_NOFAIL allocation warns from the allocator and fails the boot" '
+	d=$(boot_tip --run "" --append pa.provoke=nofail); test $? -ne 0 &&
+	jq -r ".matched[0]" "$d/verdict.json" | tee w | must_say "^WARNING: .* at mm/page_alloc.c:[0-9]+ " w
+'
+
 ok "a failing KUnit case fails the boot and is named" '
 	d=$(boot_tip --run "" --append pa.provoke=fail); test $? -ne 0 &&
 	jq -r ".tests.failed[]" "$d/verdict.json" | must_say "pagealloc_provoke.provoke_fails_when_asked" /dev/stdin

@@ -39,6 +39,27 @@ case_report() { # BOOT-DIR CASE
 	done
 }
 
+# The mutated kernels, built in turn, each booted while the next one
+# builds: a boot takes one core, a build both, and the tests below find
+# every boot in the cache (boot.sh keys it).  Whatever fails here fails
+# again, and is reported, in its test.
+prepare_mutants() {
+	local m on T c ons
+	for m in "$T_TOP"/tests/mutations/*.diff; do
+		mapfile -t ons < <(sed -n 's/^on: //p' "${m%.diff}.expect")
+		[[ ${#ons[@]} -gt 0 ]] || ons=(base)
+		for on in "${ons[@]}"; do
+			T=$(target_commit "$on" 2>/dev/null) || continue
+			c=$(plant_patch "$T" "mutation: $(basename "$m")" "$m" 2>/dev/null) || continue
+			build.sh "$c" >/dev/null 2>&1 || continue
+			wait
+			boot.sh --run kunit "$c" >/dev/null 2>&1 &
+		done
+	done
+	wait
+}
+prepare_mutants
+
 for m in "$T_TOP"/tests/mutations/*.diff; do
 	name=$(basename "$m" .diff)
 	expect=${m%.diff}.expect

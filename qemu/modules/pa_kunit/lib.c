@@ -267,6 +267,17 @@ unsigned long pa_alloc_stalls(void)
 	return sum;
 }
 
+/* Pages allocated, in every zone, as /proc/vmstat's pgalloc_* count them. */
+unsigned long pa_pgalloc_events(void)
+{
+	unsigned long sum = 0;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		sum += pa_event(PGALLOC_NORMAL - ZONE_NORMAL + zid);
+	return sum;
+}
+
 /* Events that only an allocation's slow path counts. */
 unsigned long pa_slow_path_events(void)
 {
@@ -324,20 +335,23 @@ long pa_free_total(void)
 
 /*
  * After a case has freed what it allocated, the free pages must be back
- * where they were, give or take what the rest of the system is doing.
- * RCU-deferred frees and vmstat folding can lag, so look again briefly.
+ * where they were, give or take what the rest of the system is doing:
+ * none missing, and none counted twice.  RCU-deferred frees and vmstat
+ * folding can lag, so look again briefly.
  */
 void pa_assert_free_restored(struct kunit *test, long before)
 {
 	long after = pa_free_total();
 	int tries;
 
-	for (tries = 0; tries < 20 && after + PA_FREE_SLACK < before; tries++) {
+	for (tries = 0; tries < 20 && abs(after - before) > PA_FREE_SLACK; tries++) {
 		msleep(50);
 		after = pa_free_total();
 	}
 	KUNIT_ASSERT_GE_MSG(test, after + PA_FREE_SLACK, before, "%ld pages missing",
 			    before - after);
+	KUNIT_ASSERT_LE_MSG(test, after, before + PA_FREE_SLACK,
+			    "%ld more pages free than before the case", after - before);
 }
 
 /*

@@ -120,3 +120,24 @@ bool pa_min_path_open(struct zone *zone, unsigned int order, int highidx)
 				return true;
 	return false;
 }
+
+/*
+ * Whether a block is in the state an allocation hands out: off the free
+ * lists, one reference, and zeroed when @gfp asks for it.
+ */
+bool pa_block_allocated(struct page *page, unsigned int order, gfp_t gfp)
+{
+	unsigned long i;
+
+	if (is_free_buddy_page(page) || page_ref_count(page) != 1)
+		return false;
+	if (!want_init_on_alloc(gfp))
+		return true;
+	for (i = 0; i < (1UL << order); i++) {
+		unsigned long *word = page_address(page + i);
+
+		if (word[0] || word[PAGE_SIZE / sizeof(*word) - 1])
+			return false;
+	}
+	return true;
+}

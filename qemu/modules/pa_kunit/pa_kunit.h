@@ -138,6 +138,7 @@ struct zone *pa_local_zone(void);
 void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int order, int highidx);
 unsigned long pa_alloc_stalls(void);
 unsigned long pa_slow_path_events(void);
+unsigned long pa_pgalloc_events(void);
 unsigned long pa_zone_numa(struct zone *zone, enum numa_stat_item item);
 unsigned long pa_node_numa(int nid, enum numa_stat_item item);
 long pa_free_total(void);
@@ -156,6 +157,7 @@ long pa_zone_free(struct zone *zone);
 long pa_zone_free_total(struct zone *zone);
 struct zone *pa_roomy_zone(unsigned int overflows);
 bool pa_min_path_open(struct zone *zone, unsigned int order, int highidx);
+bool pa_block_allocated(struct page *page, unsigned int order, gfp_t gfp);
 
 /* seeds_pcp.c */
 bool pa_fast_path_shut(int nid, int highidx, unsigned int order);
@@ -197,6 +199,10 @@ void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test);
 void pagealloc_series_pcp_refill_takes_one_batch(struct kunit *test);
 void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test);
 void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test);
+
+/* series_lists.c */
+void pagealloc_series_page_list_free_returns_hot_pages(struct kunit *test);
+void pagealloc_series_bulk_pages_are_allocated(struct kunit *test);
 
 /* series_storm.c */
 void pagealloc_series_concurrent_refill_and_drain_balance(struct kunit *test);

@@ -32,21 +32,8 @@ struct pa_refill {
 
 static bool pa_block_ok(struct page *page, unsigned int order, struct zone *zone, gfp_t gfp)
 {
-	unsigned long i;
-
-	if (page_zone(page) != zone || !IS_ALIGNED(page_to_pfn(page), 1UL << order))
-		return false;
-	if (is_free_buddy_page(page) || page_ref_count(page) != 1)
-		return false;
-	if (!want_init_on_alloc(gfp))
-		return true;
-	for (i = 0; i < (1UL << order); i++) {
-		unsigned long *word = page_address(page + i);
-
-		if (word[0] || word[PAGE_SIZE / sizeof(*word) - 1])
-			return false;
-	}
-	return true;
+	return page_zone(page) == zone && IS_ALIGNED(page_to_pfn(page), 1UL << order) &&
+	       pa_block_allocated(page, order, gfp);
 }
 
 static struct page *pa_refill_take(struct pa_refill *r)

@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Misbehave on request, so that the host-side verdict for a WARNING in
- * the log is tested against a real kernel.
+ * the log is tested against a real kernel, and so that a warning the
+ * allocator must give is seen to be given.
  */
+#include <linux/gfp.h>
 #include <linux/module.h>
 
 static bool warn;
 module_param(warn, bool, 0444);
 MODULE_PARM_DESC(warn, "print a WARNING with a backtrace at load");
 
+static unsigned int nofail_order;
+module_param(nofail_order, uint, 0444);
+MODULE_PARM_DESC(nofail_order,
+		 "allocate and free one __GFP_NOFAIL block of this order at load (0: none); above order 1 the allocator must warn");
+
 static int __init provoke_init(void)
 {
 	WARN(warn, "pa_provoke: warning on purpose (warn=1)\n");
+	if (nofail_order) {
+		struct page *page = alloc_pages(GFP_KERNEL | __GFP_NOFAIL, nofail_order);
+
+		__free_pages(page, nofail_order);
+	}
 	return 0;
 }
 
