@@ -44,7 +44,7 @@ PROG=${PROG:-$(basename "$0" .sh)}
 # up in one line): order-0 pairs and the batches past the pcp high mark,
 # orders 4 and 9, the workloads, order 0 with init_on_alloc=1, and the
 # allocator's instructions per operation of each profiled workload.
-HEADLINE=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench|^pagefault$|^(alloc|free)-o0-pair-z0-ioa1$|^prof-.*-allocator$'}
+HEADLINE=${HEADLINE:-'^(alloc|free)-o0-(pair|batch16384|batch32768)-z0$|^(alloc|free)-o[49]-pair-z0$|^hackbench|^tbench|^pagefault$|^(alloc|free)-o0-pair-z0-ioa1$|^prof-.*-allocator(-page)?$'}
 # The trailer replay adds to every commit, and export takes off again.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SIGNOFF="Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"

@@ -9,7 +9,7 @@
 # all, held, and held per page.  Which pages the stepped call moves, and
 # so how much buddy merging or splitting it does, depends on the free
 # lists' state, which differs a little from kernel to kernel: kernels
-# that do not change the code read up to 2% apart.
+# that do not change the code read up to 5% apart.
 # REV is a commit (its bench kernel unless KFLAVOR=check) or "debian".
 # usage: lock-held.sh [REV...]      (default: the base and every commit)
 DEFAULT_KFLAVOR=bench

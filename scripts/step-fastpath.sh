@@ -23,7 +23,7 @@ show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 # Many loops, so that the pair loop is still running when the breakpoints hit.
 bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 key=$( { cat "$out/build.key" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
-	echo "$funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-}"; env | grep '^STEP_COND_' | sort; } | sha1sum | cut -c1-16)
+	echo "$funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-}"; env | grep '^STEP_COND_' | sort || true; } | sha1sum | cut -c1-16)
 keyfile=$out/steps.key
 [[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
 if [[ -f $keyfile && $(cat "$keyfile") == "$key" ]]; then
