@@ -206,6 +206,12 @@ const char *pa_mt_name(int mt)
 	}
 }
 
+/* "order N type", the description of a parameter of a case. */
+void pa_block_kind_desc(const struct pa_block_kind *kind, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "order %u %s", kind->order, pa_mt_name(kind->mt));
+}
+
 /*
  * Allocate @order pages of migratetype @mt from @zone without sleeping.
  * The result may come from another zone of the node if @zone is short;

@@ -119,6 +119,12 @@ struct pa_pages {
 	bool marked;
 };
 
+/* A kind of block: an order and a migratetype, a case's parameter. */
+struct pa_block_kind {
+	unsigned int order;
+	int mt;
+};
+
 /* lib.c */
 void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order);
 unsigned long pa_marker(unsigned long pfn);
@@ -133,6 +139,7 @@ bool pa_zone_roomy(struct zone *zone, int highidx);
 unsigned long pa_node_free(int nid, int highidx);
 gfp_t pa_zone_gfp(int zid);
 const char *pa_mt_name(int mt);
+void pa_block_kind_desc(const struct pa_block_kind *kind, char *desc);
 struct page *pa_alloc_atomic(struct zone *zone, unsigned int order, int mt);
 struct zone *pa_local_zone(void);
 void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int order, int highidx);
@@ -179,6 +186,7 @@ void pagealloc_thisnode_charges_numa_hit(struct kunit *test);
 void pagealloc_requests_served_from_matching_pageblocks(struct kunit *test);
 void pagealloc_freed_page_returns_to_pageblock_migratetype(struct kunit *test);
 void pagealloc_pcp_reuses_hot_page(struct kunit *test);
+const void *pa_hot_params(const void *prev, char *desc);
 void pagealloc_pcp_reuses_hot_pageblock_order_page(struct kunit *test);
 void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test);
 void pagealloc_slow_path_serves_below_low_watermark(struct kunit *test);
@@ -197,6 +205,7 @@ void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test);
 
 /* series_pcp.c */
 void pagealloc_series_pcp_refill_takes_one_batch(struct kunit *test);
+const void *pa_refill_params(const void *prev, char *desc);
 void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test);
 void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test);
 

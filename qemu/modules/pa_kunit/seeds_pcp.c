@@ -144,14 +144,28 @@ static void pa_check_hot_reuse(struct kunit *test, unsigned int order, int mt)
 				order, pa_mt_name(mt), zone->name);
 }
 
+/* Every order the pcp lists keep below pageblock_order, both main types. */
+static const struct pa_block_kind pa_hot_kinds[] = {
+	{ 0, MIGRATE_UNMOVABLE }, { 0, MIGRATE_MOVABLE },
+	{ 1, MIGRATE_UNMOVABLE }, { 1, MIGRATE_MOVABLE },
+	{ 2, MIGRATE_UNMOVABLE }, { 2, MIGRATE_MOVABLE },
+	{ PAGE_ALLOC_COSTLY_ORDER, MIGRATE_UNMOVABLE },
+	{ PAGE_ALLOC_COSTLY_ORDER, MIGRATE_MOVABLE },
+};
+
+KUNIT_ARRAY_PARAM(pa_hot, pa_hot_kinds, pa_block_kind_desc);
+
 void pagealloc_pcp_reuses_hot_page(struct kunit *test)
 {
-	unsigned int order;
+	const struct pa_block_kind *kind = test->param_value;
 
-	for (order = 0; order <= PAGE_ALLOC_COSTLY_ORDER; order++) {
-		pa_check_hot_reuse(test, order, MIGRATE_UNMOVABLE);
-		pa_check_hot_reuse(test, order, MIGRATE_MOVABLE);
-	}
+	pa_check_hot_reuse(test, kind->order, kind->mt);
+}
+
+/* The generator for the case above, for suites.c. */
+const void *pa_hot_params(const void *prev, char *desc)
+{
+	return pa_hot_gen_params(prev, desc);
 }
 
 void pagealloc_pcp_reuses_hot_pageblock_order_page(struct kunit *test)

@@ -158,17 +158,34 @@ static void pa_check_refill(struct kunit *test, struct page **next, unsigned int
 			    order);
 }
 
+/*
+ * Every order the pcp lists keep below pageblock_order, and the movable
+ * lists at order 0 and, with THP, at pageblock_order.
+ */
+static const struct pa_block_kind pa_refill_kinds[] = {
+	{ 0, MIGRATE_UNMOVABLE }, { 1, MIGRATE_UNMOVABLE },
+	{ 2, MIGRATE_UNMOVABLE }, { PAGE_ALLOC_COSTLY_ORDER, MIGRATE_UNMOVABLE },
+	{ 0, MIGRATE_MOVABLE },
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	{ pageblock_order, MIGRATE_MOVABLE },
+#endif
+};
+
+KUNIT_ARRAY_PARAM(pa_refill, pa_refill_kinds, pa_block_kind_desc);
+
 void pagealloc_series_pcp_refill_takes_one_batch(struct kunit *test)
 {
+	const struct pa_block_kind *kind = test->param_value;
 	struct page **next = kunit_kcalloc(test, PA_REFILL_MAX, sizeof(*next), GFP_KERNEL);
-	unsigned int order;
 
 	KUNIT_ASSERT_NOT_NULL(test, next);
-	for (order = 0; order < PA_SERIES_ORDERS; order++)
-		pa_check_refill(test, next, order, MIGRATE_UNMOVABLE);
-	pa_check_refill(test, next, 0, MIGRATE_MOVABLE);
-	if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
-		pa_check_refill(test, next, pageblock_order, MIGRATE_MOVABLE);
+	pa_check_refill(test, next, kind->order, kind->mt);
+}
+
+/* The generator for the case above, for suites.c. */
+const void *pa_refill_params(const void *prev, char *desc)
+{
+	return pa_refill_gen_params(prev, desc);
 }
 
 /* ---- account-pcp-drain-once ------------------------------------------- */
