@@ -262,26 +262,27 @@ static unsigned long pa_event(enum vm_event_item item)
 	return sum;
 }
 
-/* Direct reclaim entries (ALLOCSTALL_*), summed over zones. */
-unsigned long pa_alloc_stalls(void)
+/* An event counted per zone, summed over the zones: @normal is ZONE_NORMAL's. */
+static unsigned long pa_zone_events(enum vm_event_item normal)
 {
 	unsigned long sum = 0;
 	int zid;
 
 	for (zid = 0; zid < MAX_NR_ZONES; zid++)
-		sum += pa_event(ALLOCSTALL_NORMAL - ZONE_NORMAL + zid);
+		sum += pa_event(normal - ZONE_NORMAL + zid);
 	return sum;
 }
 
-/* Pages allocated, in every zone, as /proc/vmstat's pgalloc_* count them. */
+/* Direct reclaim entries (ALLOCSTALL_*). */
+unsigned long pa_alloc_stalls(void)
+{
+	return pa_zone_events(ALLOCSTALL_NORMAL);
+}
+
+/* Pages allocated, as /proc/vmstat's pgalloc_* count them. */
 unsigned long pa_pgalloc_events(void)
 {
-	unsigned long sum = 0;
-	int zid;
-
-	for (zid = 0; zid < MAX_NR_ZONES; zid++)
-		sum += pa_event(PGALLOC_NORMAL - ZONE_NORMAL + zid);
-	return sum;
+	return pa_zone_events(PGALLOC_NORMAL);
 }
 
 /* Events that only an allocation's slow path counts. */
