@@ -168,6 +168,27 @@ resolve_revs() {
 	[[ ${#_out[@]} -gt 0 ]] || die "no commits in: $*"
 }
 
+# Kernels to measure into the array named by $1: what resolve_revs makes
+# of each argument (an empty one: the base and every commit), and
+# "debian", Debian's own binary, kept as it is.  No arguments: the base
+# and every commit.
+resolve_kernels() {
+	local -n _kernels=$1
+	local -a _revs
+	local r
+	shift
+	_kernels=()
+	[[ $# -gt 0 ]] || set -- ""
+	for r in "$@"; do
+		if [[ $r == debian ]]; then
+			_kernels+=(debian)
+			continue
+		fi
+		if [[ -z $r ]]; then resolve_revs _revs; else resolve_revs _revs "$r"; fi
+		_kernels+=("${_revs[@]}")
+	done
+}
+
 # Import the tarball and replay the series, so that the commits to work on
 # exist (both steps do nothing when already done).  NO_REPLAY=1 keeps the
 # branch as it is, for a developer working on commits in the kernel tree.

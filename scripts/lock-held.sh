@@ -26,15 +26,9 @@ held() {
 		END { if (!spans) exit 1; print n }' "$1"
 }
 
+[[ $# -gt 0 ]] || ensure_series
 revs=()
-if [[ $# -eq 0 ]]; then
-	ensure_series
-	resolve_revs revs
-else
-	for r in "$@"; do
-		if [[ $r == debian ]]; then revs+=(debian); else resolve_revs more "$r"; revs+=("${more[@]}"); fi
-	done
-fi
+resolve_kernels revs "$@"
 # The count argument: rmqueue_bulk(zone, order, count, ...) in rdx,
 # free_pcppages_bulk(zone, count, ...) in rsi.
 declare -A count_reg=([rmqueue_bulk]=rdx [free_pcppages_bulk]=rsi)

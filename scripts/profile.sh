@@ -12,16 +12,7 @@ DEFAULT_KFLAVOR=bench
 
 ensure_series
 revs=()
-for r in "${@:-}"; do
-	if [[ -z $r ]]; then
-		resolve_revs revs
-	elif [[ $r == debian ]]; then
-		revs+=(debian)
-	else
-		resolve_revs more "$r"
-		revs+=("${more[@]}")
-	fi
-done
+resolve_kernels revs "$@"
 
 files=() names=()
 for i in "${!revs[@]}"; do
