@@ -128,8 +128,12 @@ resolve_kernel() {
 # The profiled set of one kernel (measure.sh with the paprof plugin):
 # BENCH_PROFILE_K boots (default 3) of hackbench, tbench and the page-fault
 # workload, letters p, pp, ... as perturbation.  Prints its samples file.
+# Hackbench runs 400 loops: at the default 100 its allocator instructions
+# per page vary by up to 1.1% over five boots (a handful of pcp refills
+# more or less in a run that allocates ~4000 pages); at 400, by 0.5%.
 measure_profile() {
 	BENCH_K=${BENCH_PROFILE_K:-3} BENCH_PROFILE=1 BENCH_STEPS=hackbench,tbench,pagefault \
+		BENCH_APPEND="init_on_alloc=0 pa.tbench_secs=2 pa.hackbench_loops=400" \
 		BENCH_PAD_CHAR=p "$TOP/scripts/measure.sh" "$1"
 }
 
