@@ -22,6 +22,15 @@ ok "make check passes on the base and every commit of the series" '
 
 tip=$(kgit rev-parse "$BRANCH")
 
+# The guest's C code (KUnit suites, benchmark modules, guest programs)
+# is held to the kernel's own style, with the imported tree's checkpatch.
+ok "the guest C code passes checkpatch --strict" '
+	bad=0 &&
+	for f in "$T_TOP"/qemu/modules/*/*.[ch] "$T_TOP"/qemu/guest/*.c; do
+		perl "$KTREE/scripts/checkpatch.pl" --strict --no-tree -q --terse -f "$f" || bad=1
+	done && test $bad -eq 0
+'
+
 ok "the build matrix compiles the tip in Debian's config and without NUMA, with no new warning" '
 	mkdir m && cp "$T_TOP"/qemu/matrix/{debian,numa-off}.config m/ &&
 	MATRIX=$PWD/m matrix.sh "$tip" >out && cat out && test "$(head -n1 out)" = 2/2 &&

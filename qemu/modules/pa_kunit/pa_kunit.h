@@ -71,6 +71,9 @@
 #if !defined(CONFIG_VM_EVENT_COUNTERS) || !defined(CONFIG_SPARSEMEM)
 #error "pa_kunit needs CONFIG_VM_EVENT_COUNTERS and CONFIG_SPARSEMEM"
 #endif
+#if !defined(CONFIG_CONTIG_ALLOC)
+#error "pa_kunit needs CONFIG_CONTIG_ALLOC (alloc_contig_range() isolates pageblocks)"
+#endif
 
 extern bool warn_once;
 extern unsigned int exhaust_seconds;
@@ -208,6 +211,7 @@ void pagealloc_series_pcp_refill_takes_one_batch(struct kunit *test);
 const void *pa_refill_params(const void *prev, char *desc);
 void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test);
 void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test);
+void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kunit *test);
 
 /* series_lists.c */
 void pagealloc_series_page_list_free_returns_hot_pages(struct kunit *test);

@@ -58,7 +58,8 @@ void pagealloc_series_page_list_free_returns_hot_pages(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, usable, "no %d pages with room for them on the pcp list",
 			      PA_LIST_PAGES);
 	KUNIT_ASSERT_EQ_MSG(test, rise, PA_LIST_PAGES,
-			    "a list of %d pages freed raised pcp->count by %d", PA_LIST_PAGES, rise);
+			    "a list of %d pages freed raised pcp->count by %d",
+			    PA_LIST_PAGES, rise);
 	for (i = 0; i < PA_LIST_PAGES; i++)
 		KUNIT_ASSERT_PTR_EQ_MSG(test, again[i], pages[PA_LIST_PAGES - 1 - i],
 					"allocation %d after the list free: not the page freed %d from last",
@@ -102,8 +103,9 @@ void pagealloc_series_bulk_pages_are_allocated(struct kunit *test)
 		if (!ok && bad == got) {
 			bad = i;
 			pr_info("pa_kunit: bulk page %lu (pfn %lu): refcount %d, buddy %d, private %lu, zone %s, repeated %d\n",
-				i, page_to_pfn(page), page_ref_count(page), is_free_buddy_page(page),
-				page_private(page), page_zone(page)->name, dup);
+				i, page_to_pfn(page), page_ref_count(page),
+				is_free_buddy_page(page), page_private(page),
+				page_zone(page)->name, dup);
 		}
 		/* Only a page with one reference can be held, and freed, safely. */
 		if (!dup && page_ref_count(page) == 1 && !is_free_buddy_page(page))

@@ -3,7 +3,8 @@
  * The series suite: the pcp lists.  A refill takes exactly one batch,
  * served in list order (the guard of the dropped
  * check-pcp-refill-after-unlock), and account-pcp-drain-once keeps
- * NR_FREE_PAGES exact across trims and drains.
+ * NR_FREE_PAGES exact across trims and drains, drains into an isolated
+ * pageblock included.
  */
 
 #include "pa_kunit.h"
@@ -320,4 +321,113 @@ void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test)
 			    d.pcp_before);
 	KUNIT_ASSERT_EQ_MSG(test, d.not_buddy, 0UL, "freed pages not back in the buddy lists");
 	KUNIT_ASSERT_EQ_MSG(test, d.end, d.start, "free pages of %s", d.zone->name);
+}
+
+/* ---- account-pcp-drain-once: isolated pageblocks ---------------------- */
+
+struct pa_isolated {
+	struct zone *zone;
+	unsigned long pfn, nr;		/* the pageblock the case frees */
+	long off;			/* NR_FREE_PAGES minus the free lists' pages */
+	unsigned long parked;		/* pages of the pageblock on pcp lists */
+};
+
+/*
+ * The pages on @zone's free lists, isolated pageblocks' left out: with
+ * nothing in flight, NR_FREE_PAGES must equal this, since pages moved
+ * into an isolated pageblock are taken out of the count and put back
+ * only when the isolation ends.
+ */
+static long pa_free_list_pages(struct zone *zone)
+{
+	long pages = 0;
+	unsigned int order;
+
+	for (order = 0; order < MAX_ORDER; order++) {
+		struct free_area *area = &zone->free_area[order];
+		long blocks = area->nr_free;
+		struct page *page;
+
+		list_for_each_entry(page, &area->free_list[MIGRATE_ISOLATE], buddy_list)
+			blocks--;
+		pages += blocks << order;
+	}
+	return pages;
+}
+
+static int pa_isolated_fn(void *arg)
+{
+	struct pa_isolated *c = arg;
+	struct page *page;
+	int cpu;
+
+	c->off = pa_zone_free(c->zone) - pa_free_list_pages(c->zone);
+	c->parked = 0;
+	for_each_online_cpu(cpu) {
+		struct per_cpu_pages *pcp = per_cpu_ptr(c->zone->per_cpu_pageset, cpu);
+
+		list_for_each_entry(page, &pcp->lists[pa_pindex(0, MIGRATE_MOVABLE)], pcp_list)
+			c->parked += page_to_pfn(page) - c->pfn < c->nr;
+	}
+	return 0;
+}
+
+static void pa_isolated_read(struct kunit *test, struct pa_isolated *c)
+{
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_isolated_fn, c, NULL), 0);
+}
+
+/*
+ * Free a movable pageblock one page at a time, so that its last pages
+ * stay on the pcp list, then take it back with alloc_contig_range(): it
+ * isolates the pageblock, then drains every pcp list, and
+ * free_pcppages_bulk() puts the parked pages on the isolated free list,
+ * which NR_FREE_PAGES does not count.  A drain that counted them would
+ * leave NR_FREE_PAGES above the free lists for good.
+ */
+void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kunit *test)
+{
+	struct pa_isolated c = { .nr = pageblock_nr_pages };
+	struct page *page;
+	unsigned long i, parked;
+	long off_held;
+	int mt, ret;
+
+	page = alloc_pages_node(numa_mem_id(), GFP_HIGHUSER_MOVABLE | __GFP_THISNODE |
+				__GFP_NORETRY | __GFP_NOWARN, pageblock_order);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "no free pageblock on node %d", numa_mem_id());
+	mt = pa_pageblock_mt(page);
+	c.zone = page_zone(page);
+	c.pfn = page_to_pfn(page);
+	split_page(page, pageblock_order);
+	if (mt != MIGRATE_MOVABLE) {
+		free_contig_range(c.pfn, c.nr);
+		KUNIT_FAIL(test, "a movable pageblock-sized request got a %s pageblock",
+			   pa_mt_name(mt));
+		return;
+	}
+
+	pa_isolated_read(test, &c);
+	KUNIT_ASSERT_EQ_MSG(test, c.off, 0L,
+			    "NR_FREE_PAGES of %s off its free lists before the case", c.zone->name);
+	for (i = 0; i < c.nr; i++)
+		__free_page(page + i);
+	pa_isolated_read(test, &c);
+	parked = c.parked;
+	KUNIT_ASSERT_GT_MSG(test, parked, 0UL, "no page of the pageblock left on a pcp list");
+
+	ret = alloc_contig_range(c.pfn, c.pfn + c.nr, MIGRATE_MOVABLE, GFP_KERNEL | __GFP_NOWARN);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "alloc_contig_range() of the pageblock just freed");
+	pa_isolated_read(test, &c);
+	off_held = c.off;
+	free_contig_range(c.pfn, c.nr);
+	pa_isolated_read(test, &c);
+
+	pr_info("pa_kunit: %s: %s pfn %lu: %lu pages on pcp lists when it was isolated\n",
+		test->name, c.zone->name, c.pfn, parked);
+	KUNIT_ASSERT_EQ_MSG(test, off_held, 0L,
+			    "NR_FREE_PAGES of %s off its free lists by %ld after %lu pcp pages drained into an isolated pageblock",
+			    c.zone->name, off_held, parked);
+	KUNIT_ASSERT_EQ_MSG(test, c.off, 0L, "NR_FREE_PAGES of %s off its free lists at the end",
+			    c.zone->name);
 }
