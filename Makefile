@@ -6,6 +6,7 @@
 #   make mail [REROLL=N]       the series as mail files, with b4
 #   make rebase [CONTINUE=1|SKIP=1|ABORT=1]   carry the series onto the newest imported base
 #   make step REV=…            one order-0 alloc and free single-stepped: instructions by function
+#   make step-lines REV=… [FN=__free_pages] [LINES=1]   the same instructions by source function and line
 #   make profile [REVS=…]      where hackbench, tbench and page faults spend allocator instructions
 #   make contend [REVS=…]      zone->lock with two CPUs allocating at once: lock waiting per page
 #   make lock-held [REVS=…]    instructions executed under zone->lock per pcp refill and drain
@@ -14,7 +15,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export rebase build boot step profile lock-held contend equivalence figures check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export rebase build boot step step-lines profile lock-held contend equivalence figures check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -43,6 +44,9 @@ boot: deps
 
 step: deps
 	@$(S)/step-fastpath.sh $(or $(REV),$(error REV=<commit> is required))
+
+step-lines: deps
+	@$(S)/step-lines.sh $(if $(LINES),--lines) $(or $(REV),$(error REV=<commit> is required)) $(FN)
 
 profile: deps
 	@$(S)/profile.sh $(REVS)

@@ -45,6 +45,22 @@ ok "the counts by function add up to the total and name the allocator" '
 # merging the stepped drain does depends on the free lists' state, so the
 # held total itself is not compared.)  On the check kernels here.
 mod_state() { awk '$2 == "__mod_zone_page_state" { print $1; exit }' "$1"; }
+ok "step-lines puts every stepped instruction in a source function, inlined ones by their own name" '
+	step-lines.sh --lines "$base" >out && cat out &&
+	test "$(awk "NR > 1 && NF == 2 { s += \$1 } NF == 0 { exit } END { print s }" out)" -eq "$(total "$bdir/steps-alloc_pages.txt")" &&
+	inlined=$(awk "NR > 1 && NF == 2 { print \$2 } NF == 0 { exit }" out |
+		grep -cvxF -f <(awk "NR > 1 && NF == 2 { print \$2 } NF == 0 { exit }" "$bdir/steps-alloc_pages.txt")) &&
+	test "$inlined" -gt 0 && must_say "^ +[0-9]+  get_page_from_freelist mm/page_alloc.c:[0-9]+$" out
+'
+
+# An offset inside an instruction: the object compiled again must be
+# refused, as it would be if it did not match the traced kernel.
+ok "step-lines refuses a trace the recompiled object does not match, naming the instruction" '
+	sed "s/^get_page_from_freelist+0x0:/get_page_from_freelist+0x1:/" "$bdir/steps-alloc_pages.txt" >trace &&
+	! STEP_LINES_TRACE=$PWD/trace step-lines.sh "$base" >out 2>err && cat err &&
+	must_say "does not match the traced kernel at get_page_from_freelist\+0x1$" err
+'
+
 ok "make lock-held counts a drain's work under zone->lock; account-pcp-drain-once leaves one counter update in it" '
 	i=$(series_names | grep -nx account-pcp-drain-once | cut -d: -f1) &&
 	c2=$(kgit rev-list --reverse "$base..$BRANCH" | sed -n "${i}p") && test -n "$c2" &&
