@@ -130,7 +130,7 @@ resolve_kernel() {
 # workload, letters p, pp, ... as perturbation.  Prints its samples file.
 # Hackbench runs 400 loops: at the default 100 its allocator instructions
 # per page vary by up to 1.1% over five boots (a handful of pcp refills
-# more or less in a run that allocates ~4000 pages); at 400, by 0.5%.
+# more or less in a run that allocates ~4000 pages); at 400, by 0.2-0.6%.
 measure_profile() {
 	BENCH_K=${BENCH_PROFILE_K:-3} BENCH_PROFILE=1 BENCH_STEPS=hackbench,tbench,pagefault \
 		BENCH_APPEND="init_on_alloc=0 pa.tbench_secs=2 pa.hackbench_loops=400" \
