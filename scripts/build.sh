@@ -106,20 +106,25 @@ cp "$build/System.map" "$out/System.map"
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"
+# The guest modules, in one external-module build with a directory each:
+# one walk of the kernel's build machinery and one modpost for all of
+# them, compiled in parallel.
+mb=$WORK/modbuild/$KFLAVOR
+rm -rf "$mb"
+mkdir -p "$mb"
 for src in "${mods[@]}"; do
 	[[ -d $src ]] || continue
-	name=$(basename "$src")
-	mb=$WORK/modbuild/$KFLAVOR-$name
-	rm -rf "$mb"
-	mkdir -p "$mb"
-	cp -r "$src". "$mb/"
-	if ! make -C "$build" M="$mb" CC="ccache gcc" modules >>"$log" 2>&1; then
+	cp -r "$src" "$mb/$(basename "$src")"
+	echo "obj-m += $(basename "$src")/" >>"$mb/Kbuild"
+done
+if [[ -f $mb/Kbuild ]]; then
+	if ! make -C "$build" M="$mb" CC="ccache gcc" -j"$JOBS" modules >>"$log" 2>&1; then
 		first=$(first_error "$log")
 		record failed $((SECONDS - start))
-		die "$(short "$commit"): guest module $name failed to build: $first"
+		die "$(short "$commit"): a guest module failed to build: $first"
 	fi
-	cp "$mb"/*.ko "$out/modules/"
-done
+	cp "$mb"/*/*.ko "$out/modules/"
+fi
 grep ': warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >"$out/warnings.txt" || true
 nwarn=$(wc -l <"$out/warnings.txt")
 record ok $((SECONDS - start))

@@ -180,6 +180,7 @@ void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test);
 void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test);
 void pagealloc_no_node_allocates_on_local_node(struct kunit *test);
 void pagealloc_zone_modifiers_pick_eligible_zone(struct kunit *test);
+const void *pa_zone_params(const void *prev, char *desc);
 void pagealloc_dma_zones_respect_physical_limits(struct kunit *test);
 void pagealloc_fast_path_serves_without_reclaim(struct kunit *test);
 void pagealloc_slow_path_entered_under_pressure(struct kunit *test);

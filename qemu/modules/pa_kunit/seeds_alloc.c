@@ -220,27 +220,37 @@ static void pa_check_zone_case_on_node(struct kunit *test, struct pa_pages *pp,
 	pa_assert_below_limit(test, page, 0, highidx);
 }
 
+static void pa_zone_case_desc(const struct pa_zone_case *zc, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", zc->name);
+}
+
+KUNIT_ARRAY_PARAM(pa_zone, pa_zone_cases, pa_zone_case_desc);
+
 void pagealloc_zone_modifiers_pick_eligible_zone(struct kunit *test)
 {
+	const struct pa_zone_case *zc = test->param_value;
 	struct pa_pages *pp = pa_pages_new(test, false);
-	int i, nid;
+	struct page *page;
+	int nid;
 
-	for (i = 0; i < ARRAY_SIZE(pa_zone_cases); i++) {
-		const struct pa_zone_case *zc = &pa_zone_cases[i];
-		struct page *page;
+	KUNIT_ASSERT_EQ_MSG(test, (int)gfp_zone(zc->gfp), zc->zone, "%s", zc->name);
 
-		KUNIT_ASSERT_EQ_MSG(test, (int)gfp_zone(zc->gfp), zc->zone, "%s", zc->name);
+	for_each_node_state(nid, N_MEMORY)
+		pa_check_zone_case_on_node(test, pp, zc, nid);
 
-		for_each_node_state(nid, N_MEMORY)
-			pa_check_zone_case_on_node(test, pp, zc, nid);
+	/* Without __GFP_THISNODE: any node, but never a higher zone. */
+	page = alloc_pages(PA_GFP_TRY | zc->gfp, 0);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s", zc->name);
+	pa_pages_add(pp, page, 0);
+	KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), zc->zone, "%s", zc->name);
+	pa_assert_below_limit(test, page, 0, zc->zone);
+}
 
-		/* Without __GFP_THISNODE: any node, but never a higher zone. */
-		page = alloc_pages(PA_GFP_TRY | zc->gfp, 0);
-		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "%s", zc->name);
-		pa_pages_add(pp, page, 0);
-		KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), zc->zone, "%s", zc->name);
-		pa_assert_below_limit(test, page, 0, zc->zone);
-	}
+/* The generator for the case above, for suites.c. */
+const void *pa_zone_params(const void *prev, char *desc)
+{
+	return pa_zone_gen_params(prev, desc);
 }
 
 void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)

@@ -12,7 +12,7 @@ static struct kunit_case pagealloc_seed_cases[] = {
 	KUNIT_CASE(pagealloc_thisnode_allocates_on_requested_node),
 	KUNIT_CASE(pagealloc_preferred_node_is_used_when_it_has_room),
 	KUNIT_CASE(pagealloc_no_node_allocates_on_local_node),
-	KUNIT_CASE(pagealloc_zone_modifiers_pick_eligible_zone),
+	KUNIT_CASE_PARAM(pagealloc_zone_modifiers_pick_eligible_zone, pa_zone_params),
 	KUNIT_CASE(pagealloc_dma_zones_respect_physical_limits),
 	KUNIT_CASE(pagealloc_fast_path_serves_without_reclaim),
 	KUNIT_CASE(pagealloc_thisnode_charges_numa_hit),
