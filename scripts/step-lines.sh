@@ -87,16 +87,16 @@ for o in "${objs[@]}"; do
 	while read -r f off; do
 		[[ -z ${sec[$f]:-} ]] || printf '%s %x %s %s\n' "${sec[$f]}" $((16#${start[$f]} + 16#$off)) "$f" "$off"
 	done <"$tmp/insns" | sort -u >"$tmp/mine"
-	while read -r sec; do
-		awk -v s="$sec" '$1 == s { print $2, $3 "+0x" $4 }' "$tmp/mine" | sort -u >"$tmp/want"
+	while read -r section; do
+		awk -v s="$section" '$1 == s { print $2, $3 "+0x" $4 }' "$tmp/mine" | sort -u >"$tmp/want"
 		# Every traced offset must start an instruction of the new object.
-		objdump -d -j "$sec" --no-show-raw-insn "$obj" |
+		objdump -d -j "$section" --no-show-raw-insn "$obj" |
 			sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' | sort -u >"$tmp/starts"
 		bad=$(join -v1 "$tmp/want" "$tmp/starts" | head -n1)
 		[[ -z $bad ]] || die "$(basename "$obj") compiled again does not match the traced kernel at ${bad#* }"
 		# addr2line -a -f -i: the address, then a function and a line for
 		# every level of inlining, innermost first.
-		cut -d' ' -f1 "$tmp/want" | addr2line -e "$obj" -j "$sec" -a -f -i 2>"$tmp/a2l.err" |
+		cut -d' ' -f1 "$tmp/want" | addr2line -e "$obj" -j "$section" -a -f -i 2>"$tmp/a2l.err" |
 			awk -v dir="$build/" '/^0x[0-9a-f]+$/ { a = $0; sub(/^0x0*/, "", a); if (a == "") a = "0"; level = 0; next }
 				level == 0 { f = $1; level = 1; next }
 				level == 1 { l = $1; if (index(l, dir) == 1) l = substr(l, length(dir) + 1); print a, f, l; level = 2 }' |
