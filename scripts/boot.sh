@@ -12,8 +12,8 @@ usage: boot.sh [options] REV
   kernel of the imported version), or a directory holding a bzImage
   --mode functional|deterministic   2 CPUs, plain TCG (KVM if present), or
                                     1 CPU under -icount shift=0 (repeatable)
-  --run STEPS        guest steps, comma separated (kunit, bench, hackbench,
-                     tbench, pagefault, contend)
+  --run STEPS        guest steps, comma separated (kunit, intree, bench,
+                     hackbench, tbench, pagefault, contend)
   --append ARGS      more kernel command-line arguments
   --timeout SECS     hang limit (default 600)
   --out DIR          result directory
@@ -111,12 +111,22 @@ want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return
 [[ $append != *pa.provoke=warn* ]] || want pa_provoke
 [[ $append != *pa.provoke=nofail* ]] || want pa_provoke
 [[ $append != *pa.provoke=fail* ]] || want pa_fail
+# The kernel's own tests: its test modules, the selftests and their list.
+intree=()
+if [[ ,$run, == *,intree,* ]]; then
+	while read -r kind name _; do
+		[[ $kind != module ]] || want "$name"
+	done <"$INTREE_LIST"
+	[[ -d $built/selftests ]] || die "$built/selftests is missing: build $K_NAME again"
+	mapfile -t intree < <(find "$built/selftests" -maxdepth 1 -type f ! -name '.*' | sort)
+	intree=("$INTREE_LIST" "${intree[@]}")
+fi
 if [[ -n $profile ]]; then
 	[[ -f $built/System.map ]] || die "--profile needs $built/System.map"
 	# The plugin reads addresses against System.map: no KASLR.
 	cmdline+=" nokaslr"
 fi
-key=$( { echo "${qemu[*]} $cmdline ${profile:+profile}"; sha1sum "$built/bzImage" "${mods[@]}" "$initrd_base" ${profile:+"$profile"} \
+key=$( { echo "${qemu[*]} $cmdline ${profile:+profile}"; sha1sum "$built/bzImage" "${mods[@]}" "${intree[@]}" "$initrd_base" ${profile:+"$profile"} \
 	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
 # An infrastructure failure says nothing about the kernel: boot again.
@@ -138,6 +148,11 @@ trap 'exit 130' INT TERM
 rm -rf "$tmp"
 mkdir -p "$tmp/mods/lib/pa"
 [[ ${#mods[@]} -eq 0 ]] || cp "${mods[@]}" "$tmp/mods/lib/pa/"
+if [[ ${#intree[@]} -gt 0 ]]; then
+	mkdir -p "$tmp/mods/usr/lib/pa-selftests"
+	[[ ${#intree[@]} -eq 1 ]] || cp "${intree[@]:1}" "$tmp/mods/usr/lib/pa-selftests/"
+	cp "${intree[0]}" "$tmp/mods/lib/pa/intree-tests.txt"
+fi
 (cd "$tmp/mods" && find . | cpio -o -H newc --quiet | gzip) | cat "$initrd_base" - >"$tmp/initrd"
 echo "$cmdline" >"$tmp/cmdline"
 

@@ -3,7 +3,7 @@
 # the guest modules, and record what the check table needs under
 # $RESULTS/<commit>/:
 #   build.log  bzImage  System.map  modules/*.ko  build.json  warnings.txt
-#   build.key
+#   build.key  selftests/ (check kernels: the in-tree selftests they run)
 # usage: build.sh REV        (REV=HEAD builds what is checked out, for bisect)
 . "$(dirname "$0")/lib.sh"
 
@@ -34,9 +34,12 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 # it runs the benchmark modules only.
 mods=("$TOP"/qemu/modules/*/)
 [[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/")
+# The check kernel also carries the kernel's own tests (qemu/intree-tests.txt).
+intree=()
+[[ $KFLAVOR != check ]] || intree=("$TOP/scripts/build-selftests.sh" "$INTREE_LIST")
 # Anything that changes the built artefacts invalidates the cached build;
 # a change to a module the flavour does not build does not.
-key=$( { kgit rev-parse "$commit^{tree}"; cat "${config_inputs[@]}" "$TOP"/scripts/build.sh;
+key=$( { kgit rev-parse "$commit^{tree}"; cat "${config_inputs[@]}" "$TOP"/scripts/build.sh "${intree[@]}";
 	find "${mods[@]}" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
 if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"
@@ -108,22 +111,52 @@ rm -rf "$out/modules"
 mkdir -p "$out/modules"
 # The guest modules, in one external-module build with a directory each:
 # one walk of the kernel's build machinery and one modpost for all of
-# them, compiled in parallel.
+# them, compiled in parallel.  Modules built from the same sources against
+# the same headers, config and kernel exports are the same modules, so a
+# commit that changes only .c files of the kernel (every patch of the
+# series, every mutation and plant) takes the last such build's, and
+# saves its 13 s.
+modkey=$( { kgit ls-tree "$commit" -- Makefile include arch scripts; kgit ls-tree "$commit" mm/ | grep '\.h$' || true
+	cat "$build/.config" "$build/Module.symvers" "$build/include/config/kernel.release" 2>/dev/null || true
+	gcc --version | head -n1; cat "$0"; find "${mods[@]}" -type f -print0 | sort -z | xargs -0 -r cat; } |
+	sha1sum | cut -c1-16)
+modcache=$WORK/modcache/$KFLAVOR-$modkey
 mb=$WORK/modbuild/$KFLAVOR
-rm -rf "$mb"
-mkdir -p "$mb"
-for src in "${mods[@]}"; do
-	[[ -d $src ]] || continue
-	cp -r "$src" "$mb/$(basename "$src")"
-	echo "obj-m += $(basename "$src")/" >>"$mb/Kbuild"
-done
-if [[ -f $mb/Kbuild ]]; then
-	if ! make -C "$build" M="$mb" CC="ccache gcc" -j"$JOBS" modules >>"$log" 2>&1; then
-		first=$(first_error "$log")
-		record failed $((SECONDS - start))
-		die "$(short "$commit"): a guest module failed to build: $first"
+if [[ -f $modcache/.done ]]; then
+	cp "$modcache"/*.ko "$out/modules/"
+else
+	rm -rf "$mb"
+	mkdir -p "$mb"
+	for src in "${mods[@]}"; do
+		[[ -d $src ]] || continue
+		cp -r "$src" "$mb/$(basename "$src")"
+		echo "obj-m += $(basename "$src")/" >>"$mb/Kbuild"
+	done
+	if [[ -f $mb/Kbuild ]]; then
+		if ! make -C "$build" M="$mb" CC="ccache gcc" -j"$JOBS" modules >>"$log" 2>&1; then
+			first=$(first_error "$log")
+			record failed $((SECONDS - start))
+			die "$(short "$commit"): a guest module failed to build: $first"
+		fi
+		cp "$mb"/*/*.ko "$out/modules/"
 	fi
-	cp "$mb"/*/*.ko "$out/modules/"
+	rm -rf "$modcache.tmp"
+	mkdir -p "$modcache.tmp"
+	cp "$out"/modules/*.ko "$modcache.tmp/" 2>/dev/null || true
+	touch "$modcache.tmp/.done"
+	rm -rf "$modcache"
+	mv "$modcache.tmp" "$modcache"
+fi
+# The in-tree test modules the check config builds, and the selftests.
+if [[ $KFLAVOR == check ]]; then
+	find "$build" -name '*.ko' -exec cp {} "$out/modules/" \;
+	rm -rf "$out/selftests"
+	st=$("$TOP/scripts/build-selftests.sh" "$build" 2>>"$log") || {
+		first=$(tail -n1 "$log")
+		record failed $((SECONDS - start))
+		die "$(short "$commit"): the in-tree selftests failed to build: $first"
+	}
+	cp -r "$st" "$out/selftests"
 fi
 grep ': warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >"$out/warnings.txt" || true
 nwarn=$(wc -l <"$out/warnings.txt")

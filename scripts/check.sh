@@ -10,9 +10,10 @@ base=$(kgit rev-parse "$(base_tag)^{commit}")
 commits=()
 resolve_revs commits "$@"
 
-# The boots every commit gets: KUnit on the functional machine, and again
-# with page poisoning and debug_pagealloc to catch use-after-free.
-boots=("kunit|" "kunit|debug_pagealloc=on page_poison=1")
+# The boots every commit gets: KUnit and the kernel's own tests on the
+# functional machine, and KUnit again with page poisoning and
+# debug_pagealloc to catch use-after-free.
+boots=("kunit,intree|" "kunit|debug_pagealloc=on page_poison=1")
 [[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
 
 # The build matrix (matrix.sh) compiles each commit in Debian's configs
@@ -33,7 +34,7 @@ for c in "${commits[@]}"; do
 	subj=$(kgit log -1 --format=%s "$c")
 	[[ $c == "$base" ]] && subj="(base) $subj"
 	progress "$i" "$total" "build $(short "$c") $subj"
-	verdict=pass why='' boot_s=- tests=- newwarn=- dtext=- build_s=- matrix=-
+	verdict=pass why='' boot_s=- tests=- intree=- newwarn=- dtext=- build_s=- matrix=-
 	result_dir "$c" >/dev/null
 	if "$TOP/scripts/build.sh" "$c" >/dev/null; then
 		cj=$RESULTS/$c/build.json
@@ -54,7 +55,7 @@ for c in "${commits[@]}"; do
 			fi
 			matrix=${matrix:--}
 		fi
-		p=0 f=0 s=0 boot_s=''
+		p=0 f=0 s=0 ipass=0 ifail=0 iskip=0 boot_s=''
 		for b in "${boots[@]}"; do
 			run=${b%%|*} append=${b#*|}
 			progress "$i" "$total" "boot $(short "$c") run=$run${append:+ $append}"
@@ -67,17 +68,19 @@ for c in "${commits[@]}"; do
 			v=$(jq -r .verdict "$vj")
 			boot_s+=${boot_s:+/}$(jq -r .seconds "$vj")
 			p=$((p + $(jq .tests.pass "$vj"))) f=$((f + $(jq .tests.fail "$vj"))) s=$((s + $(jq .tests.skip "$vj")))
+			ipass=$((ipass + $(jq '.intree.pass // 0' "$vj"))) ifail=$((ifail + $(jq '.intree.fail // 0' "$vj")))
+			iskip=$((iskip + $(jq '.intree.skip // 0' "$vj")))
 			if [[ $v != pass && $verdict == pass ]]; then
 				verdict=$v why="${append:-plain boot}: $(jq -r .reason "$vj")"
 			fi
 		done
-		tests="$p/$f/$s"
+		tests="$p/$f/$s" intree="$ipass/$ifail/$iskip"
 	else
 		verdict=failed why="build: $(jq -r '.error // empty' "$RESULTS/$c/build.json" 2>/dev/null || echo "see $RESULTS/$c/build.log")"
 	fi
 	[[ $verdict == pass ]] || failed=$((failed + 1))
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
-		"$newwarn" "$matrix" "$dtext" "$boot_s" "$tests" "$verdict" "$why" >>"$rows"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
+		"$newwarn" "$matrix" "$dtext" "$boot_s" "$tests" "$intree" "$verdict" "$why" >>"$rows"
 done
 
 "$TOP/scripts/table.sh" "${TABLE_FORMAT:-text}" <"$rows" | tee "$WORK/check-table.txt"

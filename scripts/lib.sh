@@ -19,6 +19,8 @@ bench) RESULTS=${RESULTS:-$WORK/results-bench} ;;
 *) printf '%s: error: KFLAVOR=%s: neither check nor bench\n' "$(basename "$0")" "$KFLAVOR" >&2; exit 1 ;;
 esac
 SERIES_DIR=${SERIES_DIR:-$TOP}
+# The kernel's own tests the check kernels carry and run (the intree step).
+INTREE_LIST=${INTREE_LIST:-$TOP/qemu/intree-tests.txt}
 BRANCH=${BRANCH:-series}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 SOURCE_PKG=${SOURCE_PKG:-linux-source-6.1}

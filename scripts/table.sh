@@ -4,7 +4,7 @@
 # usage: table.sh text|markdown
 set -euo pipefail
 
-head=$'commit\tsubject\tbuild s\tnew warn\tmatrix\tΔtext page_alloc.o\tboot s\tKUnit p/f/s\tverdict\tnote'
+head=$'commit\tsubject\tbuild s\tnew warn\tmatrix\tΔtext page_alloc.o\tboot s\tKUnit p/f/s\tin-tree p/f/s\tverdict\tnote'
 case ${1:-text} in
 text) { echo "$head"; cat; } | column -t -s $'\t' ;;
 markdown)

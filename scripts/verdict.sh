@@ -5,7 +5,9 @@
 #   failed  guest reported a failed test, or the console shows a panic,
 #           oops, BUG, WARNING, call trace, KASAN or UBSAN report, or a
 #           KUnit case of a loaded module did not run or was skipped
-#           without an entry in qemu/modules/allowed-skips.txt
+#           without an entry in qemu/modules/allowed-skips.txt, or one
+#           of the kernel's own tests (qemu/intree-tests.txt) failed or
+#           did not report
 #   hang    QEMU was killed at the time limit
 #   infra   QEMU could not run, or the guest ended without a verdict
 # usage: verdict.sh DIR QEMU_STATUS SECONDS
@@ -64,6 +66,29 @@ done <<<"$skipped"
 if [[ ${#expect_mods[@]} -gt 0 && -z $ran ]]; then
 	missing="every case (no KTAP result at all)"
 fi
+# The kernel's own tests (the intree step): every line of the list must
+# report, each one run must pass, and only the listed ones are skipped.
+ipass=0 ifail=0 iskip=0 intree_failed='' intree_missing=''
+# Tests the boot's command line left out (pa.intree_skip=A+B) may skip.
+left_out=''
+[[ ! -f $dir/cmdline ]] || left_out=" $(sed -n 's/.*pa\.intree_skip=\([^ ]*\).*/\1/p' "$dir/cmdline" | tr '+' ' ') "
+if [[ $begin == *"run=["*intree* ]]; then
+	while read -r kind name _; do
+		[[ $kind =~ ^(module|program|stress|skip)$ ]] || continue
+		line=$(grep -m1 "^PA-INTREE $name " "$results" || true)
+		read -r _ _ r detail <<<"$line"
+		if [[ -z $line ]]; then
+			intree_missing+=${intree_missing:+, }$name
+		elif [[ $r == pass && $kind != skip ]]; then
+			ipass=$((ipass + 1))
+		elif [[ $r == skip && ($kind == skip || $left_out == *" $name "*) ]]; then
+			iskip=$((iskip + 1))
+		else
+			ifail=$((ifail + 1))
+			intree_failed+=${intree_failed:+; }"$name: $r $detail"
+		fi
+	done <"$INTREE_LIST"
+fi
 finished=$(grep -c '^PA-END' "$results" || true)
 
 # isa-debug-exit turns the guest's byte v into QEMU status 2v+1.
@@ -73,8 +98,12 @@ elif [[ -n $matched ]]; then
 	verdict=failed reason="console: $(head -n1 <<<"$matched")"
 elif [[ $status -eq 3 || -n $guest_fail || $nfail -gt 0 ]]; then
 	verdict=failed reason="guest tests failed: $(echo "$failed_cases" "$guest_fail" | tr '\n' ' ')"
+elif [[ -n $intree_failed ]]; then
+	verdict=failed reason="in-tree tests failed: $intree_failed"
 elif [[ -n $missing ]]; then
 	verdict=failed reason="KUnit cases that did not run: $missing"
+elif [[ -n $intree_missing ]]; then
+	verdict=failed reason="in-tree tests that did not report: $intree_missing"
 elif [[ -n $unexpected_skip ]]; then
 	verdict=failed reason="KUnit cases skipped without an allowed reason: $unexpected_skip"
 elif [[ $status -eq 1 && $finished -gt 0 ]]; then
@@ -87,8 +116,12 @@ jq -n --arg verdict "$verdict" --arg reason "$reason" --argjson secs "$secs" \
 	--argjson status "$status" --arg matched "$matched" \
 	--argjson pass "$npass" --argjson fail "$nfail" --argjson skip "$nskip" \
 	--arg failed_cases "$failed_cases" \
+	--argjson ipass "$ipass" --argjson ifail "$ifail" --argjson iskip "$iskip" \
+	--arg intree_failed "$intree_failed" \
 	'{verdict:$verdict, reason:$reason, seconds:$secs, qemu_status:$status,
 	  matched:($matched | split("\n") | map(select(. != ""))),
 	  tests:{pass:$pass, fail:$fail, skip:$skip,
-	         failed:($failed_cases | split("\n") | map(select(. != "")))}}' >"$dir/verdict.json"
+	         failed:($failed_cases | split("\n") | map(select(. != "")))},
+	  intree:{pass:$ipass, fail:$ifail, skip:$iskip,
+	          failed:($intree_failed | split("; ") | map(select(. != "")))}}' >"$dir/verdict.json"
 echo "$verdict"

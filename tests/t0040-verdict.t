@@ -50,6 +50,47 @@ ok "a failing KUnit case fails the boot and is named" '
 	jq -r .reason b/verdict.json | must_say "pagealloc_seeds.b" /dev/stdin
 '
 
+# The kernel's own tests: a list of two that run and one that does not.
+intree_list() {
+	printf "%s\n" "# the list" "module test_meminit" "program map_populate -x" "skip khugepaged too slow" >intree.txt &&
+	export INTREE_LIST=$PWD/intree.txt
+}
+intree_results() { # RESULT-OF-map_populate
+	printf "PA-BEGIN 6.1 cpus=2 run=[intree] provoke=[]\nPA-INTREE test_meminit pass all 10 tests passed!\n%sPA-INTREE khugepaged skip too slow\nPA-END verdict=0\n" "$1"
+}
+
+ok "in-tree tests that all report as listed pass, with their counts" '
+	intree_list && boot_dir "ok\n" "$(intree_results "PA-INTREE map_populate pass exit 0: ok\n")" &&
+	test "$(verdict.sh b 1 2.5)" = pass &&
+	test "$(jq -c .intree b/verdict.json)" = "{\"pass\":2,\"fail\":0,\"skip\":1,\"failed\":[]}"
+'
+
+ok "a failing in-tree test fails the boot and is named with what it said" '
+	intree_list && boot_dir "ok\n" "$(intree_results "PA-INTREE map_populate fail exit 1: bad page\n")" &&
+	test "$(verdict.sh b 1 2.5)" = failed &&
+	jq -r .reason b/verdict.json | must_say "in-tree tests failed: map_populate: fail exit 1: bad page" /dev/stdin
+'
+
+ok "a listed in-tree test that did not report fails the boot and is named" '
+	intree_list && boot_dir "ok\n" "$(intree_results "")" &&
+	test "$(verdict.sh b 1 2.5)" = failed &&
+	jq -r .reason b/verdict.json | must_say "in-tree tests that did not report: map_populate$" /dev/stdin
+'
+
+ok "an in-tree test the list runs may not report a skip" '
+	intree_list && boot_dir "ok\n" "$(intree_results "PA-INTREE map_populate skip no THP\n")" &&
+	test "$(verdict.sh b 1 2.5)" = failed &&
+	jq -r .reason b/verdict.json | must_say "map_populate: skip no THP" /dev/stdin
+'
+
+ok "an in-tree test may skip when the command line left it out, and only then" '
+	intree_list && boot_dir "ok\n" "$(intree_results "PA-INTREE map_populate skip left out by pa.intree_skip\n")" &&
+	echo "console=ttyS0 pa.run=intree pa.intree_skip=test_meminit+map_populate" >b/cmdline &&
+	test "$(verdict.sh b 1 2.5)" = pass && test "$(jq -c .intree.skip b/verdict.json)" = 2 &&
+	echo "console=ttyS0 pa.run=intree pa.intree_skip=test_meminit" >b/cmdline &&
+	test "$(verdict.sh b 1 2.5)" = failed
+'
+
 # A KUNIT_CASE_PARAM case: its parameters are indented once more, and
 # its own line sums them up.
 param_results='PA-BEGIN 6.1 cpus=2\nPA-KTAP-BEGIN pagealloc_series\n    KTAP version 1\n    # Subtest: pagealloc_series\n    1..2\n    ok 1 a\n        ok 1 bind\n        not ok 2 interleave\n    not ok 2 modes\nnot ok 1 pagealloc_series\nPA-KTAP-END pagealloc_series\nPA-END verdict=1\n'

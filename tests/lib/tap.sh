@@ -84,6 +84,9 @@ fixture_env() {
 	export WORK=$PWD/work TARBALL=$PWD/linux-source-6.1.tar.xz SOURCE_VERSION=${1:-1.0-1}
 	export SERIES_DIR=$PWD/series
 	unset KTREE RESULTS BASE
+	# The fixture tree has no selftests: the kernel's own tests are none.
+	export INTREE_LIST=$PWD/intree-tests.txt
+	printf '# none in the fixture tree\n' >"$INTREE_LIST"
 	fixture_matrix
 }
 

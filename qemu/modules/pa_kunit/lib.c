@@ -478,31 +478,62 @@ bool pa_pcp_keeps_freed(struct zone *zone, unsigned int order, int mt)
 	return nr >= batch && !list_empty(&pcp->lists[pa_pindex(order, mt)]);
 }
 
-/* Allocator warnings in the kernel log. */
+/*
+ * Kernel warnings, seen as they are printed: a probe on the console
+ * tracepoint (as mm/kfence/kfence_test.c watches for its reports) counts
+ * each "WARNING:" line from the moment a case asks until it ends.  Every
+ * warning counts, not only those that name the allocator: without
+ * DEBUG_BUGVERBOSE a warning names the function it was inlined into
+ * (rmqueue()'s is "at get_page_from_freelist+0x..."), and the cases that
+ * watch want no warning at all while they allocate.
+ */
 
-static bool pa_is_alloc_warning(const char *line)
+static atomic_t pa_warnings = ATOMIC_INIT(0);
+
+static void pa_probe_console(void *ignore, const char *buf, size_t len)
 {
-	if (!strstr(line, "WARNING:"))
-		return false;
-	return strstr(line, "page_alloc.c") || strstr(line, "__alloc_pages");
+	if (len >= 8 && !strncmp(buf, "WARNING:", 8))
+		atomic_inc(&pa_warnings);
 }
 
-unsigned int pa_count_alloc_warnings(void)
+static void pa_find_console_tp(struct tracepoint *tp, void *found)
 {
-	struct kmsg_dump_iter iter;
-	unsigned int found = 0;
-	size_t len;
-	char *line;
+	if (!strcmp(tp->name, "console"))
+		*(struct tracepoint **)found = tp;
+}
 
-	line = kmalloc(1024, GFP_KERNEL);
-	if (!line)
-		return 0;
-	kmsg_dump_rewind(&iter);
-	while (kmsg_dump_get_line(&iter, false, line, 1023, &len)) {
-		line[min_t(size_t, len, 1023)] = '\0';
-		if (pa_is_alloc_warning(line))
-			found++;
-	}
-	kfree(line);
-	return found;
+static int pa_watch_init(struct kunit_resource *res, void *context)
+{
+	struct tracepoint *tp = NULL;
+	int ret;
+
+	check_trace_callback_type_console(pa_probe_console);
+	for_each_kernel_tracepoint(pa_find_console_tp, &tp);
+	if (!tp)
+		return -ENOENT;
+	atomic_set(&pa_warnings, 0);
+	ret = tracepoint_probe_register(tp, pa_probe_console, NULL);
+	if (ret)
+		return ret;
+	res->data = tp;
+	return 0;
+}
+
+/* Runs however the case ends, so a failed assertion leaves no probe. */
+static void pa_watch_free(struct kunit_resource *res)
+{
+	tracepoint_probe_unregister(res->data, pa_probe_console, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+void pa_watch_warnings(struct kunit *test)
+{
+	KUNIT_ASSERT_NOT_NULL_MSG(test, kunit_alloc_resource(test, pa_watch_init, pa_watch_free,
+							     GFP_KERNEL, NULL),
+				  "no probe on the console tracepoint");
+}
+
+unsigned int pa_warnings_seen(void)
+{
+	return atomic_read(&pa_warnings);
 }

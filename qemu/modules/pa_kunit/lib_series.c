@@ -141,3 +141,26 @@ bool pa_block_allocated(struct page *page, unsigned int order, gfp_t gfp)
 	}
 	return true;
 }
+
+/*
+ * The pages on @zone's free lists, isolated pageblocks' left out: with
+ * nothing in flight, NR_FREE_PAGES must equal this, since pages moved
+ * into an isolated pageblock are taken out of the count and put back
+ * only when the isolation ends.
+ */
+long pa_free_list_pages(struct zone *zone)
+{
+	long pages = 0;
+	unsigned int order;
+
+	for (order = 0; order < MAX_ORDER; order++) {
+		struct free_area *area = &zone->free_area[order];
+		long blocks = area->nr_free;
+		struct page *page;
+
+		list_for_each_entry(page, &area->free_list[MIGRATE_ISOLATE], buddy_list)
+			blocks--;
+		pages += blocks << order;
+	}
+	return pages;
+}

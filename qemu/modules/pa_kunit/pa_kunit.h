@@ -14,7 +14,8 @@
  * series.txt, or of dropped/) checks what the patches must keep:
  * allocations that never fail spuriously, no __GFP_NOFAIL warning below
  * order 2, pcp refills of exactly one batch served in list order, exact
- * NR_FREE_PAGES accounting across pcp trims and drains, and a task policy
+ * NR_FREE_PAGES accounting across pcp trims and drains (into isolated
+ * pageblocks and compaction capture too), and a task policy
  * still in charge of alloc_pages().  It passes on the base and on every
  * commit of the series.  suites.c says which case belongs to which
  * suite; lib.c and lib_series.c hold the helpers declared below.
@@ -34,6 +35,7 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/atomic.h>
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -43,7 +45,6 @@
 #include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
-#include <linux/kmsg_dump.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mempolicy.h>
@@ -62,14 +63,19 @@
 #include <linux/spinlock.h>
 #include <linux/stop_machine.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/vmstat.h>
 #include <linux/workqueue.h>
+#include <trace/events/printk.h>
 
 #if !defined(CONFIG_NUMA) || !defined(CONFIG_ZONE_DMA) || !defined(CONFIG_ZONE_DMA32)
 #error "pa_kunit needs CONFIG_NUMA, CONFIG_ZONE_DMA and CONFIG_ZONE_DMA32"
 #endif
 #if !defined(CONFIG_VM_EVENT_COUNTERS) || !defined(CONFIG_SPARSEMEM)
 #error "pa_kunit needs CONFIG_VM_EVENT_COUNTERS and CONFIG_SPARSEMEM"
+#endif
+#if !defined(CONFIG_TRACEPOINTS)
+#error "pa_kunit needs CONFIG_TRACEPOINTS (warnings are seen through the console tracepoint)"
 #endif
 #if !defined(CONFIG_CONTIG_ALLOC)
 #error "pa_kunit needs CONFIG_CONTIG_ALLOC (alloc_contig_range() isolates pageblocks)"
@@ -158,13 +164,15 @@ int pa_pindex(unsigned int order, int mt);
 void pa_pcp_empty(struct zone *zone, struct pa_pages *held);
 void pa_pcp_settle(struct zone *zone, struct pa_pages *held);
 bool pa_pcp_keeps_freed(struct zone *zone, unsigned int order, int mt);
-unsigned int pa_count_alloc_warnings(void);
+void pa_watch_warnings(struct kunit *test);
+unsigned int pa_warnings_seen(void);
 
 /* lib_series.c */
 void *pa_kvzalloc(struct kunit *test, size_t bytes);
 int pa_overflow_pages(struct per_cpu_pages *pcp);
 long pa_zone_free(struct zone *zone);
 long pa_zone_free_total(struct zone *zone);
+long pa_free_list_pages(struct zone *zone);
 struct zone *pa_roomy_zone(unsigned int overflows);
 bool pa_min_path_open(struct zone *zone, unsigned int order, int highidx);
 bool pa_block_allocated(struct page *page, unsigned int order, gfp_t gfp);
@@ -213,6 +221,9 @@ const void *pa_refill_params(const void *prev, char *desc);
 void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test);
 void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test);
 void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kunit *test);
+
+/* series_capture.c */
+void pagealloc_series_captured_drain_page_keeps_free_count_exact(struct kunit *test);
 
 /* series_lists.c */
 void pagealloc_series_page_list_free_returns_hot_pages(struct kunit *test);

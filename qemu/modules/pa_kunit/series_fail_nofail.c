@@ -97,13 +97,13 @@ void pagealloc_series_nofail_low_orders_do_not_warn(struct kunit *test)
 	static const unsigned int big[] = { 2, PAGE_ALLOC_COSTLY_ORDER, pageblock_order };
 	struct pa_pages *pp = pa_pages_new(test, false);
 	bool tainted = test_taint(TAINT_WARN);
-	unsigned int before, order;
+	unsigned int order;
 	struct page *page;
 	int i, n, nid;
 
 	if (!pa_zone_roomy(pa_local_zone(), ZONE_NORMAL))
 		kunit_skip(test, "the local node has no free memory to spare");
-	before = pa_count_alloc_warnings();
+	pa_watch_warnings(test);
 
 	for (order = 0; order <= 1; order++) {
 		for (i = 0; i < ARRAY_SIZE(gfps); i++) {
@@ -127,7 +127,7 @@ void pagealloc_series_nofail_low_orders_do_not_warn(struct kunit *test)
 		pa_pages_add(pp, page, big[i]);
 	}
 
-	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+	KUNIT_ASSERT_EQ_MSG(test, pa_warnings_seen(), 0U,
 			    "allocator WARNING for __GFP_NOFAIL of order <= 1");
 	if (!tainted)
 		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
@@ -190,7 +190,6 @@ void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
 {
 	struct pa_nofail_slow s = { };
 	bool tainted = test_taint(TAINT_WARN);
-	unsigned int before;
 	long free_before;
 	int nid;
 
@@ -203,7 +202,7 @@ void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
 		kunit_skip(test, "no populated ZONE_DMA");
 	s.held = pa_pages_new(test, false);
 	free_before = pa_free_total();
-	before = pa_count_alloc_warnings();
+	pa_watch_warnings(test);
 
 	KUNIT_ASSERT_EQ(test, stop_machine(pa_nofail_slow_fn, &s, NULL), 0);
 	pr_info("pa_kunit: %s: %lu pages taken from ZONE_DMA, order 0 %s\n", test->name,
@@ -216,7 +215,7 @@ void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, page_zone(s.page1), s.dma);
 	if (s.order0_tried)
 		KUNIT_ASSERT_NOT_NULL_MSG(test, s.page0, "order-0 __GFP_NOFAIL in the slow path");
-	KUNIT_ASSERT_EQ_MSG(test, pa_count_alloc_warnings(), before,
+	KUNIT_ASSERT_EQ_MSG(test, pa_warnings_seen(), 0U,
 			    "allocator WARNING for __GFP_NOFAIL of order <= 1");
 	if (!tainted)
 		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));

@@ -332,29 +332,6 @@ struct pa_isolated {
 	unsigned long parked;		/* pages of the pageblock on pcp lists */
 };
 
-/*
- * The pages on @zone's free lists, isolated pageblocks' left out: with
- * nothing in flight, NR_FREE_PAGES must equal this, since pages moved
- * into an isolated pageblock are taken out of the count and put back
- * only when the isolation ends.
- */
-static long pa_free_list_pages(struct zone *zone)
-{
-	long pages = 0;
-	unsigned int order;
-
-	for (order = 0; order < MAX_ORDER; order++) {
-		struct free_area *area = &zone->free_area[order];
-		long blocks = area->nr_free;
-		struct page *page;
-
-		list_for_each_entry(page, &area->free_list[MIGRATE_ISOLATE], buddy_list)
-			blocks--;
-		pages += blocks << order;
-	}
-	return pages;
-}
-
 static int pa_isolated_fn(void *arg)
 {
 	struct pa_isolated *c = arg;

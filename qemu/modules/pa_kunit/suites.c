@@ -53,6 +53,7 @@ static struct kunit_case pagealloc_series_cases[] = {
 	KUNIT_CASE(pagealloc_series_pcp_trims_keep_free_count_exact),
 	KUNIT_CASE(pagealloc_series_pcp_drain_frees_exactly_the_list),
 	KUNIT_CASE(pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact),
+	KUNIT_CASE(pagealloc_series_captured_drain_page_keeps_free_count_exact),
 	KUNIT_CASE(pagealloc_series_page_list_free_returns_hot_pages),
 	KUNIT_CASE(pagealloc_series_bulk_pages_are_allocated),
 	KUNIT_CASE(pagealloc_series_concurrent_refill_and_drain_balance),
