@@ -34,6 +34,15 @@ ok "a rerun with nothing changed builds and boots nothing" '
 	test "$(grep -cE "^[0-9a-f]{12} .* pass" table)" = 2
 '
 
+ok "the guest modules are built once for commits that change no header, again for one that does" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && patch_from two "mm: two" "s/return 2/return 3/" &&
+	check.sh >/dev/null 2>&1 && test "$(grep -c "^make modules M=" make.log)" = 1 &&
+	c=$(git -C work/linux rev-parse series) && test -f "work/results/$c/modules/pa_kunit.ko" &&
+	echo "#define GFP_NOFS 1" >>scratch/include/gfp.h && git -C scratch diff --full-index >hdr.diff &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qam "gfp: NOFS" && add_patch hdr "gfp: NOFS" hdr.diff &&
+	check.sh >/dev/null 2>&1 && test "$(grep -c "^make modules M=" make.log)" = 2
+'
+
 ok "a commit that adds a compiler warning fails, naming the warning" '
 	setup && patch_from warn "mm: warn" "1i #warning planted" &&
 	must_fail check.sh && must_say "mm: warn .*failed.*new warning.*planted" &&
