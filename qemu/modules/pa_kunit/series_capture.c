@@ -47,11 +47,13 @@ static long pa_capture_off(struct kunit *test, struct pa_capture *c)
 }
 
 /*
- * In the helper's task, before its exec: ask for order-0 pages of the zone
- * as compaction would, then free more pages than pcp->high holds.  The
- * trims drain the list through free_pcppages_bulk(), and the first
- * unmovable page drained is captured (capture leaves movable pages below
- * pageblock_order alone).  The error return stops the exec.
+ * In the helper's task, before its exec: ask for a page of the zone as
+ * compaction does, then free more pages than pcp->high holds.  The trims
+ * drain the list through free_pcppages_bulk(), and the first unmovable
+ * page drained is captured (capture leaves movable pages below
+ * pageblock_order alone).  Compaction asks for order 1 or more; capture
+ * compares orders only, and order 0 makes sure a page is taken.  The
+ * error return stops the exec.
  */
 static int pa_capture_in_task(struct subprocess_info *info, struct cred *new)
 {
