@@ -143,12 +143,12 @@ bool pa_block_allocated(struct page *page, unsigned int order, gfp_t gfp)
 }
 
 /*
- * The pages on @zone's free lists, isolated pageblocks' left out: with
- * nothing in flight, NR_FREE_PAGES must equal this, since pages moved
- * into an isolated pageblock are taken out of the count and put back
- * only when the isolation ends.
+ * NR_FREE_PAGES of @zone minus the pages on its free lists, isolated
+ * pageblocks' left out: with nothing in flight this must be 0, since
+ * pages moved into an isolated pageblock are taken out of the count and
+ * put back only when the isolation ends.
  */
-long pa_free_list_pages(struct zone *zone)
+long pa_free_count_off(struct zone *zone)
 {
 	long pages = 0;
 	unsigned int order;
@@ -162,5 +162,5 @@ long pa_free_list_pages(struct zone *zone)
 			blocks--;
 		pages += blocks << order;
 	}
-	return pages;
+	return pa_zone_free(zone) - pages;
 }

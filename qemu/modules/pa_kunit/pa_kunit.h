@@ -172,7 +172,7 @@ void *pa_kvzalloc(struct kunit *test, size_t bytes);
 int pa_overflow_pages(struct per_cpu_pages *pcp);
 long pa_zone_free(struct zone *zone);
 long pa_zone_free_total(struct zone *zone);
-long pa_free_list_pages(struct zone *zone);
+long pa_free_count_off(struct zone *zone);
 struct zone *pa_roomy_zone(unsigned int overflows);
 bool pa_min_path_open(struct zone *zone, unsigned int order, int highidx);
 bool pa_block_allocated(struct page *page, unsigned int order, gfp_t gfp);

@@ -35,7 +35,7 @@ static int pa_capture_off_fn(void *arg)
 {
 	struct pa_capture *c = arg;
 
-	c->off = pa_zone_free(c->zone) - pa_free_list_pages(c->zone);
+	c->off = pa_free_count_off(c->zone);
 	return 0;
 }
 

@@ -338,7 +338,7 @@ static int pa_isolated_fn(void *arg)
 	struct page *page;
 	int cpu;
 
-	c->off = pa_zone_free(c->zone) - pa_free_list_pages(c->zone);
+	c->off = pa_free_count_off(c->zone);
 	c->parked = 0;
 	for_each_online_cpu(cpu) {
 		struct per_cpu_pages *pcp = per_cpu_ptr(c->zone->per_cpu_pageset, cpu);
