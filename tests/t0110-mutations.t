@@ -7,9 +7,13 @@
 #                  the mutation is applied to every one)
 #   message: ERE   what the case's failure report must say, so that a case
 #                  failing on a precondition does not count as a kill
-# The same test shows that the case passes on the unmutated target.
-# mm/page_alloc.c changes of patch 1 (should_fail_alloc_page() compiled
-# out) have no behaviour a boot can see: the build matrix guards it.
+#   also: CASE ERE another case the mutation must fail, and its message
+#                  (one line each: a mutation of shared code breaks several)
+# The same test shows that the case passes on the unmutated target, in the
+# plain boot t0100 makes of every commit (so its result is in the cache).
+# Patch 1 (should_fail_alloc_page() compiled out) keeps every behaviour:
+# its mutation makes the new stub answer "fail" where it must not, and the
+# build matrix guards the configs that keep the real hook.
 # shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/kernel.sh"
@@ -60,28 +64,38 @@ prepare_mutants() {
 }
 prepare_mutants
 
+# The kills a mutation's .expect asks for, one "CASE ERE" line each.
+expected_kills() {
+	printf '%s %s\n' "$(head -n1 "$1")" "$(sed -n 's/^message: //p' "$1")"
+	sed -n 's/^also: //p' "$1"
+}
+
 for m in "$T_TOP"/tests/mutations/*.diff; do
 	name=$(basename "$m" .diff)
 	expect=${m%.diff}.expect
 	export M=$m CASE MESSAGE
-	CASE=$(head -n1 "$expect")
-	MESSAGE=$(sed -n 's/^message: //p' "$expect")
+	mapfile -t kills < <(expected_kills "$expect")
 	mapfile -t ons < <(sed -n 's/^on: //p' "$expect")
 	[[ ${#ons[@]} -gt 0 ]] || ons=(base)
 	for on in "${ons[@]}"; do
 		T=$(target_commit "$on") || T=''
 		export T
-		ok "mutation $name on $on makes ${CASE##*.} fail with /$MESSAGE/" '
-			test -n "$T" && test -n "$MESSAGE" &&
-			d0=$(boot.sh --run kunit "$T") && grep -qE "^ +ok [0-9]+ ${CASE##*.}$" "$d0/results.txt" &&
-			c=$(plant_patch "$T" "mutation: $(basename "$M")" "$M") &&
-			build.sh "$c" >/dev/null &&
-			d=$(boot.sh --run kunit "$c"); test $? -ne 0 &&
-			jq -r ".tests.failed[]" "$d/verdict.json" >failed && cat failed &&
-			grep -qx "pagealloc_seeds.$CASE\|pagealloc_stress.$CASE\|$CASE" failed &&
-			case_report "$d" "${CASE##*.}" >report && cat report &&
-			grep -qE -- "$MESSAGE" report
-		'
+		for kill in "${kills[@]}"; do
+			CASE=${kill%% *} MESSAGE=${kill#* }
+			[[ $MESSAGE != "$kill" ]] || MESSAGE=''
+			ok "mutation $name on $on makes ${CASE##*.} fail with /$MESSAGE/" '
+				test -n "$T" && test -n "$MESSAGE" &&
+				d0=$(boot.sh --run "$PLAIN_RUN" --append "$PLAIN_APPEND" "$T") &&
+				grep -qE "^ +ok [0-9]+ ${CASE##*.}$" "$d0/results.txt" &&
+				c=$(plant_patch "$T" "mutation: $(basename "$M")" "$M") &&
+				build.sh "$c" >/dev/null &&
+				d=$(boot.sh --run kunit "$c"); test $? -ne 0 &&
+				jq -r ".tests.failed[]" "$d/verdict.json" >failed && cat failed &&
+				grep -qx "pagealloc_seeds.$CASE\|pagealloc_stress.$CASE\|$CASE" failed &&
+				case_report "$d" "${CASE##*.}" >report && cat report &&
+				grep -qE -- "$MESSAGE" report
+			'
+		done
 	done
 done
 done_testing

@@ -6,11 +6,6 @@
 
 #include "pa_kunit.h"
 
-bool warn_once;
-module_param(warn_once, bool, 0444);
-MODULE_PARM_DESC(warn_once,
-		 "Also run the case that makes the allocator WARN for an order >= MAX_ORDER");
-
 unsigned int exhaust_seconds = 120;
 module_param(exhaust_seconds, uint, 0444);
 MODULE_PARM_DESC(exhaust_seconds,

@@ -81,7 +81,6 @@
 #error "pa_kunit needs CONFIG_CONTIG_ALLOC (alloc_contig_range() isolates pageblocks)"
 #endif
 
-extern bool warn_once;
 extern unsigned int exhaust_seconds;
 extern unsigned int stress_seconds;
 
@@ -183,7 +182,6 @@ bool pa_fast_path_shut(int nid, int highidx, unsigned int order);
 /* seeds_alloc.c */
 void pagealloc_order_too_large_returns_null(struct kunit *test);
 void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test);
-void pagealloc_order_too_large_warns_once(struct kunit *test);
 void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test);
 void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test);
 void pagealloc_no_node_allocates_on_local_node(struct kunit *test);

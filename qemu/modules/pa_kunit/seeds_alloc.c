@@ -52,30 +52,6 @@ void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, test_taint(TAINT_WARN));
 }
 
-void pagealloc_order_too_large_warns_once(struct kunit *test)
-{
-	bool tainted = test_taint(TAINT_WARN);
-	int i;
-
-	if (!warn_once)
-		kunit_skip(test, "prints a kernel WARNING; load with warn_once=1 to run");
-
-	pa_watch_warnings(test);
-	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_NULL(test, alloc_pages(GFP_KERNEL, MAX_ORDER));
-		KUNIT_ASSERT_NULL(test, __alloc_pages_node(numa_mem_id(), GFP_KERNEL,
-							   MAX_ORDER + 1));
-	}
-
-	/* WARN_ON_ONCE: at most one, and none if it fired before the case */
-	KUNIT_ASSERT_LE_MSG(test, pa_warnings_seen(), 1U,
-			    "warnings for six oversized requests");
-	if (!tainted)
-		KUNIT_ASSERT_EQ_MSG(test, pa_warnings_seen(), 1U,
-				    "no allocator warning for the first oversized request");
-	KUNIT_ASSERT_TRUE(test, test_taint(TAINT_WARN));
-}
-
 /* ---- 03: the node asked for ------------------------------------------ */
 
 void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
@@ -96,7 +72,7 @@ void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
 							  nid, orders[i]);
 				pa_pages_add(pp, page, orders[i]);
 				KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
-						    "order %u", orders[i]);
+						    "order %u request for node %d", orders[i], nid);
 			}
 		}
 	}
@@ -116,7 +92,8 @@ void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
 
 			KUNIT_ASSERT_NOT_NULL(test, page);
 			pa_pages_add(pp, page, 0);
-			KUNIT_ASSERT_EQ(test, page_to_nid(page), nid);
+			KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
+					    "request preferring node %d, which has room", nid);
 		}
 	}
 	if (!tested)
@@ -278,7 +255,10 @@ void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
 					if (!page)
 						continue;
 					__free_pages(page, orders[j]);
-					KUNIT_ASSERT_LE(test, (int)page_zonenum(page), highidx);
+					KUNIT_ASSERT_LE_MSG(test, (int)page_zonenum(page), highidx,
+							    "%s order %u from node %d",
+							    i ? "__GFP_DMA32" : "__GFP_DMA",
+							    orders[j], nid);
 					pa_assert_below_limit(test, page, orders[j], highidx);
 				}
 			}
@@ -319,7 +299,8 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, after, before, "reclaim or compaction with %s above watermarks",
 			    zone->name);
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
-		KUNIT_ASSERT_PTR_EQ(test, page_zone(pages[i]), zone);
+		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(pages[i]), zone,
+					"request %d not served from the local %s", i, zone->name);
 }
 
 /*

@@ -183,8 +183,10 @@ static int pa_nofail_slow_fn(void *arg)
 }
 
 /*
- * After the series the order check lives in the slow path: an order-1
- * __GFP_NOFAIL request that reaches it must still not warn.
+ * An order-1 __GFP_NOFAIL request that only the slow path's min
+ * watermark can serve is served there, without a warning.  rmqueue()
+ * checks the order on both paths today; the dropped patch moved the
+ * check into the slow path, and this case is what it had to pass.
  */
 void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
 {

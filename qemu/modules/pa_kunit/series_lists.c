@@ -113,7 +113,8 @@ void pagealloc_series_bulk_pages_are_allocated(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ_MSG(test, bad, got, "bulk page %lu of %lu is not in the allocated state",
 			    bad, got);
-	KUNIT_ASSERT_EQ(test, got, (unsigned long)PA_BULK_PAGES);
+	KUNIT_ASSERT_EQ_MSG(test, got, (unsigned long)PA_BULK_PAGES,
+			    "%lu pages from a bulk request for %d", got, PA_BULK_PAGES);
 	KUNIT_ASSERT_GE_MSG(test, counted, got, "pgalloc rose by %lu for %lu bulk pages",
 			    counted, got);
 }

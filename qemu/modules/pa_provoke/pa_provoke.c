@@ -16,9 +16,21 @@ module_param(nofail_order, uint, 0444);
 MODULE_PARM_DESC(nofail_order,
 		 "allocate and free one __GFP_NOFAIL block of this order at load (0: none); above order 1 the allocator must warn");
 
+static unsigned int oversized;
+module_param(oversized, uint, 0444);
+MODULE_PARM_DESC(oversized,
+		 "make this many requests of order MAX_ORDER at load; the allocator must warn for the first one only");
+
 static int __init provoke_init(void)
 {
+	unsigned int i;
+
 	WARN(warn, "pa_provoke: warning on purpose (warn=1)\n");
+	for (i = 0; i < oversized; i++) {
+		/* Not freed if served: a block that large cannot exist. */
+		if (alloc_pages(GFP_KERNEL, MAX_ORDER))
+			pr_err("pa_provoke: request %u of order %d served\n", i, MAX_ORDER);
+	}
 	if (nofail_order) {
 		struct page *page = alloc_pages(GFP_KERNEL | __GFP_NOFAIL, nofail_order);
 
