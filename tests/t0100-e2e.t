@@ -9,6 +9,8 @@
 unset SERIES_DIR TARBALL SOURCE_VERSION
 export WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
 . "$T_TOP/scripts/lib.sh"
+# shellcheck source=tests/lib/plain-boot.sh
+. "$T_TOP/tests/lib/plain-boot.sh"
 PROG=t0100
 
 # The whole build matrix (seven configs per commit) is make check's; here

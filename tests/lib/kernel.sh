@@ -11,12 +11,8 @@ export WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
 set +e
 "$T_TOP/scripts/import.sh" >/dev/null 2>&1 || skip_all "the kernel tarball could not be imported"
 
-# The plain boot t0100 gives every commit: the KUnit suites and the
-# kernel's own tests, less test_free_pages (92 s a boot under TCG; t0100
-# runs it on the tip).  t0110 judges an unmutated commit by the same boot,
-# so that it finds it in the cache.
-PLAIN_RUN=kunit,intree PLAIN_APPEND=pa.intree_skip=test_free_pages
-export PLAIN_RUN PLAIN_APPEND
+# shellcheck source=tests/lib/plain-boot.sh
+. "$T_TOP/tests/lib/plain-boot.sh"
 
 # usage: plant_commit PARENT SUBJECT SCRIPT   (prints the new commit id)
 # SCRIPT is run in a scratch copy of mm/page_alloc.c as $1 and may edit it.
