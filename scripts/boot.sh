@@ -125,8 +125,12 @@ if [[ -n $profile ]]; then
 	# The plugin reads addresses against System.map: no KASLR.
 	cmdline+=" nokaslr"
 fi
-key=$( { echo "${qemu[*]} $cmdline ${profile:+profile}"; sha1sum "$built/bzImage" "${mods[@]}" "${intree[@]}" "$initrd_base" ${profile:+"$profile"} \
-	"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
+# The initramfs by its name, which carries the key of everything it is
+# made of: gzip stamps each image it writes, so two images of the same
+# files (each test script makes its own) differ, and would key two boots.
+key=$( { echo "${qemu[*]} $cmdline ${profile:+profile} ${initrd_base##*/}"
+	sha1sum "$built/bzImage" "${mods[@]}" "${intree[@]}" ${profile:+"$profile"} \
+		"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
 # An infrastructure failure says nothing about the kernel: boot again.
 if [[ $force -eq 0 && -f $out/verdict.json && $(jq -r .verdict "$out/verdict.json") != infra ]]; then
