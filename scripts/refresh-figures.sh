@@ -39,7 +39,7 @@ block() { # COMMIT
 		ioa=" Rows ending in -ioa1 come from ${BENCH_ZERO_K:-3} more boots with Debian's default init_on_alloc=1."
 	local prof=''
 	[[ ${BENCH_PROFILE_K:-3} -eq 0 ]] ||
-		prof=" From ${BENCH_PROFILE_K:-3} more boots of each kernel, the same workloads and a page-fault one (mmap 64 MB of anonymous memory, write one byte per page, munmap, 4 times; pagefault is guest ns per fault) were profiled: a TCG plugin counted every instruction the guest kernel executed, by function of System.map, and prof-W-allocator is the instructions per operation of workload W (per message, tbench operation or fault) in the page allocator's own functions: its alloc and free paths, the pcp and buddy lists, their zone counters, the memcg kmem charge and alloc_pages()'s policy lookup (not clear_page(), nor the spinlock functions that all the kernel shares)."
+		prof=" From ${BENCH_PROFILE_K:-3} more boots of each kernel, the same workloads and a page-fault one (mmap 64 MB of anonymous memory, write one byte per page, munmap, 4 times; pagefault is guest ns per fault) were profiled: a TCG plugin counted every instruction the guest kernel executed, by function of System.map, and prof-W-allocator is the instructions per operation of workload W (per message, tbench operation or fault) in the page allocator's own functions: its alloc and free paths, the pcp and buddy lists, their zone counters, the memcg kmem charge and the policy lookup of alloc_pages() and vma_alloc_folio() (not clear_page(), nor the spinlock functions that all the kernel shares)."
 	[[ $KFLAVOR == bench ]] ||
 		config="allnoconfig plus Debian's memory-management options" short="minimal config"
 	# In words a maintainer can repeat without this repository.

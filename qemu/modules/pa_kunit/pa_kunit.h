@@ -15,8 +15,9 @@
  * allocations that never fail spuriously, no __GFP_NOFAIL warning below
  * order 2, pcp refills of exactly one batch served in list order, exact
  * NR_FREE_PAGES accounting across pcp trims and drains (into isolated
- * pageblocks and compaction capture too), and a task policy
- * still in charge of alloc_pages().  It passes on the base and on every
+ * pageblocks and compaction capture too), a task policy still in charge
+ * of alloc_pages() and a VMA or task policy still in charge of
+ * vma_alloc_folio().  It passes on the base and on every
  * commit of the series.  suites.c says which case belongs to which
  * suite; lib.c and lib_series.c hold the helpers declared below.
  *
@@ -234,5 +235,7 @@ void pagealloc_series_concurrent_refill_and_drain_balance(struct kunit *test);
 void pagealloc_series_task_policy_still_steers_alloc_pages(struct kunit *test);
 void pagealloc_series_task_policy_modes_steer_alloc_pages(struct kunit *test);
 const void *pa_policy_mode_params(const void *prev, char *desc);
+void pagealloc_series_vma_policy_steers_vma_alloc_folio(struct kunit *test);
+const void *pa_vma_policy_params(const void *prev, char *desc);
 
 #endif

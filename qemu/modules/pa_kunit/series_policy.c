@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The series suite: alloc-pages-local-without-policy must leave a task
- * policy in charge of alloc_pages().
+ * policy in charge of alloc_pages(), and vma-alloc-folio-local-without-policy
+ * a VMA or task policy in charge of vma_alloc_folio().
  */
 
 #include "pa_kunit.h"
@@ -30,7 +31,8 @@ static int pa_alloc_nid(gfp_t gfp)
 	return nid;
 }
 
-static void pa_alloc_under_policy(struct mempolicy *pol, struct pa_policy_nids *r)
+/* Make POL the task's policy; returns the one it had. */
+static struct mempolicy *pa_set_task_policy(struct mempolicy *pol)
 {
 	struct mempolicy *old;
 
@@ -38,16 +40,19 @@ static void pa_alloc_under_policy(struct mempolicy *pol, struct pa_policy_nids *
 	old = current->mempolicy;
 	current->mempolicy = pol;
 	task_unlock(current);
+	return old;
+}
+
+static void pa_alloc_under_policy(struct mempolicy *pol, struct pa_policy_nids *r)
+{
+	struct mempolicy *old = pa_set_task_policy(pol);
 
 	r->plain = pa_alloc_nid(GFP_KERNEL);
 	r->thisnode = pa_alloc_nid(GFP_KERNEL | __GFP_THISNODE);
 	local_bh_disable();
 	r->bh = pa_alloc_nid(GFP_ATOMIC);
 	local_bh_enable();
-
-	task_lock(current);
-	current->mempolicy = old;
-	task_unlock(current);
+	pa_set_task_policy(old);
 }
 
 /* A node other than the local one, both with memory to spare, or skip. */
@@ -141,4 +146,91 @@ void pagealloc_series_task_policy_modes_steer_alloc_pages(struct kunit *test)
 const void *pa_policy_mode_params(const void *prev, char *desc)
 {
 	return pa_policy_mode_gen_params(prev, desc);
+}
+
+/*
+ * vma_alloc_folio(), which every page fault of anonymous memory calls,
+ * goes straight to the local node when neither the VMA nor the task has a
+ * policy (series: vma-alloc-folio-local-without-policy).  A VMA's policy
+ * must still win over the task's, and the task's must still steer a VMA
+ * without one.  MPOL_DEFAULT stands for "no policy"; the policies that
+ * are set name the other node.
+ */
+struct pa_vma_policy_case {
+	const char *name;
+	unsigned short vma;
+	unsigned short task;
+	bool want_other;
+};
+
+static const struct pa_vma_policy_case pa_vma_policy_cases[] = {
+	{ "none", MPOL_DEFAULT, MPOL_DEFAULT, false },
+	{ "vma_preferred", MPOL_PREFERRED, MPOL_DEFAULT, true },
+	{ "vma_bind", MPOL_BIND, MPOL_DEFAULT, true },
+	{ "task_preferred", MPOL_DEFAULT, MPOL_PREFERRED, true },
+	{ "vma_local_over_task", MPOL_LOCAL, MPOL_PREFERRED, false },
+};
+
+static void pa_vma_policy_desc(const struct pa_vma_policy_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pa_vma_policy, pa_vma_policy_cases, pa_vma_policy_desc);
+
+/* The node of one order-0 folio vma_alloc_folio() gives for VMA. */
+static int pa_vma_alloc_nid(struct vm_area_struct *vma)
+{
+	struct folio *folio;
+	int nid;
+
+	folio = vma_alloc_folio(GFP_HIGHUSER_MOVABLE, 0, vma, vma->vm_start, false);
+	if (!folio)
+		return NUMA_NO_NODE;
+	nid = folio_nid(folio);
+	folio_put(folio);
+	return nid;
+}
+
+void pagealloc_series_vma_policy_steers_vma_alloc_folio(struct kunit *test)
+{
+	const struct pa_vma_policy_case *c = test->param_value;
+	struct mempolicy vma_pol = {
+		.refcnt = ATOMIC_INIT(1), .mode = c->vma, .home_node = NUMA_NO_NODE,
+	};
+	struct mempolicy task_pol = {
+		.refcnt = ATOMIC_INIT(1), .mode = c->task, .home_node = NUMA_NO_NODE,
+	};
+	struct vm_area_struct vma = {
+		.vm_start = PAGE_SIZE, .vm_end = 2 * PAGE_SIZE,
+	};
+	struct mempolicy *old;
+	int local, other, nid;
+
+	migrate_disable();
+	local = numa_node_id();
+	other = pa_other_node(local);
+	if (other == NUMA_NO_NODE) {
+		migrate_enable();
+		kunit_skip(test, "needs two nodes with free memory to spare");
+	}
+	if (c->vma != MPOL_LOCAL)
+		node_set(other, vma_pol.nodes);
+	node_set(other, task_pol.nodes);
+	if (c->vma != MPOL_DEFAULT)
+		vma.vm_policy = &vma_pol;
+	old = pa_set_task_policy(c->task != MPOL_DEFAULT ? &task_pol : NULL);
+	nid = pa_vma_alloc_nid(&vma);
+	pa_set_task_policy(old);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, nid, c->want_other ? other : local,
+			    "vma_alloc_folio() with VMA policy %u, task policy %u",
+			    c->vma, c->task);
+}
+
+/* The generator for the case above, for suites.c. */
+const void *pa_vma_policy_params(const void *prev, char *desc)
+{
+	return pa_vma_policy_gen_params(prev, desc);
 }

@@ -64,6 +64,8 @@ static struct kunit_case pagealloc_series_cases[] = {
 	KUNIT_CASE(pagealloc_series_task_policy_still_steers_alloc_pages),
 	KUNIT_CASE_PARAM(pagealloc_series_task_policy_modes_steer_alloc_pages,
 			 pa_policy_mode_params),
+	KUNIT_CASE_PARAM(pagealloc_series_vma_policy_steers_vma_alloc_folio,
+			 pa_vma_policy_params),
 	{}
 };
 
