@@ -10,15 +10,18 @@
 # plain 95% test would mark about five of an unchanged kernel's figures.
 # --only REGEX takes only the matching figures (the family tested is then
 # those alone); --show REGEX prints only the matching rows of the whole.
-# usage: compare.sh [--markdown|--tsv] [--only REGEX] [--show REGEX] NAME=BENCH.json...   (first is the base)
+# --narrow sets the text columns one space apart, not two: a changelog's
+# lines must fit 75 columns, and the longest figure names take 36.
+# usage: compare.sh [--markdown|--tsv|--narrow] [--only REGEX] [--show REGEX] NAME=BENCH.json...   (first is the base)
 . "$(dirname "$0")/lib.sh"
 
-fmt=text only=. show=.
+fmt=text only=. show=. gap='  '
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--markdown) fmt=markdown; shift ;;
 	# Machine-readable: figure, kernel, base, value, change %, significant, p.
 	--tsv) fmt=tsv; shift ;;
+	--narrow) gap=' '; shift ;;
 	--only) only=$2; shift 2 ;;
 	--show) show=$2; shift 2 ;;
 	*) break ;;
@@ -129,5 +132,5 @@ done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" -v showre="$sh
 elif [[ $fmt == markdown ]]; then
 	sed 's/|/\\|/g; s/\t/ | /g; s/^/| /; s/$/ |/'
 else
-	column -t -s $'\t'
+	column -t -s $'\t' -o "$gap"
 fi

@@ -11,7 +11,7 @@ rev=${1:?usage: figures-for-commit.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
 after=$("$TOP/scripts/measure-sets.sh" "$c")
 before=$("$TOP/scripts/measure-sets.sh" "$c^")
-"$TOP/scripts/compare.sh" --show "$HEADLINE" "before=$before" "after=$after"
+"$TOP/scripts/compare.sh" --narrow --show "$HEADLINE" "before=$before" "after=$after"
 "$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' -v h="$HEADLINE" '
 	$1 ~ h { next }
 	{ n++ }
