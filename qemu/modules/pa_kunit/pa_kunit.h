@@ -7,9 +7,10 @@
  * the pageblock migratetype bits.
  *
  * Suite pagealloc_seeds has one case per behaviour (seeds_alloc.c,
- * seeds_pcp.c); suite pagealloc_stress (stress.c) fills each node at
- * every order until the allocator refuses, frees everything and checks
- * that no page went missing, and runs allocators on several CPUs at once.
+ * seeds_pcp.c, seeds_drain.c); suite pagealloc_stress (stress.c) fills
+ * each node at every order until the allocator refuses, frees everything
+ * and checks that no page went missing, and runs allocators on several
+ * CPUs at once.
  * Suite pagealloc_series (series_*.c, one section per patch of
  * series.txt, or of dropped/) checks what the patches must keep:
  * allocations that never fail spuriously, no __GFP_NOFAIL warning below
@@ -202,6 +203,9 @@ void pagealloc_pcp_reuses_hot_pageblock_order_page(struct kunit *test);
 void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test);
 void pagealloc_slow_path_serves_below_low_watermark(struct kunit *test);
 void pagealloc_exhausted_node_falls_back_in_zonelist_order(struct kunit *test);
+
+/* seeds_drain.c */
+void pagealloc_isolation_drains_pcp_lists_of_every_cpu(struct kunit *test);
 
 /* stress.c */
 void pagealloc_stress_each_order_capped(struct kunit *test);

@@ -268,13 +268,30 @@ void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
 
 /* ---- 06: fast path and slow path ------------------------------------- */
 
+/*
+ * Each entry to the slow path of a request that may wake kswapd leaves
+ * kswapd a hint in every node of the zonelist, the highest zone asked for
+ * (wakeup_kswapd(), even when the node is balanced and kswapd sleeps on).
+ * kswapd resets it to MAX_NR_ZONES when it takes the hint; so does this,
+ * so that a slow path taken by the next requests shows.
+ */
+static void pa_kswapd_hint_clear(pg_data_t *pgdat)
+{
+	WRITE_ONCE(pgdat->kswapd_highest_zoneidx, MAX_NR_ZONES);
+}
+
+static bool pa_kswapd_hinted(pg_data_t *pgdat)
+{
+	return READ_ONCE(pgdat->kswapd_highest_zoneidx) != MAX_NR_ZONES;
+}
+
 void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 {
 	struct pa_pages *pp = pa_pages_new(test, false);
 	unsigned long before = 0, after = 0;
 	struct page *pages[8] = { NULL };
 	struct zone *zone;
-	bool roomy;
+	bool roomy, hinted = false;
 	int i, nid;
 
 	migrate_disable();
@@ -283,9 +300,11 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 	roomy = pa_zone_roomy(zone, ZONE_NORMAL);
 	if (roomy) {
 		before = pa_slow_path_events();
+		pa_kswapd_hint_clear(zone->zone_pgdat);
 		for (i = 0; i < ARRAY_SIZE(pages); i++)
 			pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
 						    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+		hinted = pa_kswapd_hinted(zone->zone_pgdat);
 		after = pa_slow_path_events();
 	}
 	migrate_enable();
@@ -298,6 +317,8 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pp->nr_blocks, (unsigned long)ARRAY_SIZE(pages));
 	KUNIT_ASSERT_EQ_MSG(test, after, before, "reclaim or compaction with %s above watermarks",
 			    zone->name);
+	KUNIT_ASSERT_FALSE_MSG(test, hinted, "slow path entered with %s above watermarks",
+			       zone->name);
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
 		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(pages[i]), zone,
 					"request %d not served from the local %s", i, zone->name);

@@ -24,6 +24,7 @@ static struct kunit_case pagealloc_seed_cases[] = {
 	KUNIT_CASE(pagealloc_freed_page_returns_to_pageblock_migratetype),
 	KUNIT_CASE_PARAM(pagealloc_pcp_reuses_hot_page, pa_hot_params),
 	KUNIT_CASE(pagealloc_pcp_reuses_hot_pageblock_order_page),
+	KUNIT_CASE(pagealloc_isolation_drains_pcp_lists_of_every_cpu),
 	KUNIT_CASE(pagealloc_thisnode_fails_without_eligible_zone),
 	KUNIT_CASE(pagealloc_slow_path_entered_under_pressure),
 	KUNIT_CASE(pagealloc_slow_path_serves_below_low_watermark),
