@@ -10,12 +10,13 @@
 #   make profile [REVS=…]      where hackbench, tbench and page faults spend allocator instructions
 #   make contend [REVS=…]      zone->lock with two CPUs allocating at once: lock waiting per page
 #   make lock-held [REVS=…]    instructions executed under zone->lock per pcp refill and drain
+#   make bloat [REVS="A B"]    bloat-o-meter on each object the series changes, base against tip
 #   make equivalence [REV=…]   REV's bench kernel and Debian's own binary step the same instructions?
 #   make figures [NAMES=…]     rewrite each changelog's measured figures, then replay
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export rebase build boot step step-lines profile lock-held contend equivalence figures check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export rebase build boot step step-lines profile lock-held bloat contend equivalence figures check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -53,6 +54,9 @@ profile: deps
 
 lock-held: deps
 	@$(S)/lock-held.sh $(REVS)
+
+bloat: deps
+	@$(S)/bloat.sh $(REVS)
 
 contend: deps
 	@$(S)/contend.sh $(REVS)

@@ -37,9 +37,13 @@ mods=("$TOP"/qemu/modules/*/)
 # The check kernel also carries the kernel's own tests (qemu/intree-tests.txt).
 intree=()
 [[ $KFLAVOR != check ]] || intree=("$TOP/scripts/build-selftests.sh" "$INTREE_LIST")
+# The C files the series changes: their objects are kept with each
+# commit's results, for the cover letter's bloat-o-meter (mail.sh).
+mapfile -t series_c < <(kgit diff --name-only "$(base_tag 2>/dev/null)" "$BRANCH" -- '*.c' 2>/dev/null || true)
 # Anything that changes the built artefacts invalidates the cached build;
 # a change to a module the flavour does not build does not.
 key=$( { kgit rev-parse "$commit^{tree}"; cat "${config_inputs[@]}" "$TOP"/scripts/build.sh "${intree[@]}";
+	printf '%s\n' "${series_c[@]}";
 	find "${mods[@]}" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
 if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"
@@ -107,6 +111,16 @@ vm_text=$(size "$build/vmlinux" | awk 'NR == 2 {print $1}')
 cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
 # Symbols for step-fastpath.sh, which has no vmlinux to read them from.
 cp "$build/System.map" "$out/System.map"
+# The objects of the series' C files that this commit has and this config
+# builds: the build directory keeps one commit's objects only.
+rm -rf "$out/objects"
+for f in "${series_c[@]}"; do
+	if [[ ! -f $build/${f%.c}.o ]] || ! kgit cat-file -e "$commit:$f" 2>/dev/null; then
+		continue
+	fi
+	mkdir -p "$out/objects/${f%/*}"
+	cp "$build/${f%.c}.o" "$out/objects/${f%.c}.o"
+done
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"

@@ -22,7 +22,7 @@ tip=$(kgit rev-parse "refs/heads/$BRANCH")
 # Another series (SERIES_DIR, BRANCH) brings its own cover letter and
 # gets mail and b4 branches of its own.
 letter=$SERIES_DIR/mail/cover-letter.txt
-[[ -f $letter ]] || die "$letter: no cover letter for the series in $SERIES_DIR (mail/cover-letter.txt of this project shows the placeholders: @TABLE@, @DEBVER@, @UPSTREAM@, @DEBABI@)"
+[[ -f $letter ]] || die "$letter: no cover letter for the series in $SERIES_DIR (mail/cover-letter.txt of this project shows the placeholders: @TABLE@, @BLOAT@, @DEBVER@, @UPSTREAM@, @DEBABI@)"
 out=$WORK/mail/v$rev mb=b4/pagealloc tags=mail
 if [[ $BRANCH != series ]]; then
 	out=$WORK/mail/$BRANCH/v$rev mb=b4/$BRANCH tags=mail/$BRANCH
@@ -30,16 +30,23 @@ fi
 
 # The cover letter: our text, the table measured by make bench, the
 # maintainers of what the series touches, and for a reroll the range-diff.
-cover=$(mktemp)
-trap 'rm -f "$cover" "$table"' EXIT
+cover=$(mktemp) table=$(mktemp) bloat=$(mktemp)
+trap 'rm -f "$cover" "$table" "$bloat"' EXIT
 # The table is computed again from the measurements make bench recorded,
 # in plain text whatever format the last make bench printed: the headline
 # rows of it, the marks decided over every figure.  The letter's own text
 # says how the figures were taken; make bench's header is for us.
 [[ -f $RESULTS/bench-latest.json ]] || die "no benchmark results in $RESULTS; run 'make bench' first"
-table=$(mktemp)
 mapfile -t inputs < <(jq -r '.inputs[]' "$RESULTS/bench-latest.json")
 "$TOP/scripts/compare.sh" --show "$HEADLINE" "${inputs[@]}" >"$table"
+# Text growth as maintainers read it: bloat-o-meter on each object the
+# series changes, base against tip, in the config of the bench results
+# (it builds them if need be, and leaves HEAD where it was).
+orig=$(current_head)
+if grep -qx '@BLOAT@' "$letter"; then
+	"$TOP/scripts/bloat.sh" "$base" "$tip" >"$bloat" || die "scripts/bloat.sh $base $tip failed"
+	sed -i 's/^/  /' "$bloat"
+fi
 # Recipients a maintainer would choose: the MAINTAINERS entries of the
 # files touched (no keyword matches, no git history), maintainers in To,
 # lists in Cc; reviewers are left to the lists.  Files that several
@@ -64,7 +71,7 @@ mapfile -t people < <(recipients "${shared[@]}")
 {
 	version=${base#base/}
 	image=$(debian_image_package "$version")
-	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' -e "s/@DEBVER@/$version/" -e "s/@UPSTREAM@/v${version%%-*}/" \
+	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' -e '/^@BLOAT@$/{r '"$bloat" -e 'd}' -e "s/@DEBVER@/$version/" -e "s/@UPSTREAM@/v${version%%-*}/" \
 		-e "s/@DEBABI@/${image#linux-image-} $version/" "$letter"
 	if [[ $rev -gt 1 ]]; then
 		prev=$(kgit rev-parse -q --verify "refs/tags/$tags/v$((rev - 1))") ||
@@ -82,8 +89,7 @@ mapfile -t people < <(recipients "${shared[@]}")
 # are.  Start from a fresh copy of the series every time.
 # The checkouts below must not happen under a running build.
 take_build_lock
-orig=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
-restore() { kgit checkout -q "$orig" 2>/dev/null || true; rm -f "$cover" "$table"; }
+restore() { kgit checkout -q "$orig" 2>/dev/null || true; rm -f "$cover" "$table" "$bloat"; }
 trap restore EXIT
 kgit config b4.prep-cover-strategy branch-description
 kgit config user.name "$GIT_AUTHOR_NAME"

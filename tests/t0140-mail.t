@@ -38,6 +38,19 @@ ok "the cover letter carries the table make bench measured" '
 	while IFS= read -r line; do grep -qF -- "$line" "$cover" || { echo "missing: $line"; exit 1; }; done <table
 '
 
+# Text growth as maintainers read it: bloat-o-meter's report (from
+# "add/remove:" to "Total:") for each object build.sh kept of the
+# series' C files at the tip, page_alloc.o and mempolicy.o among them.
+tipobj=$(result_dir "$BRANCH")/objects
+export tipobj
+ok "the cover letter carries bloat-o-meter's report for each object the series changes" '
+	(cd "$tipobj" && find . -name "*.o" | sed "s|^\./|  |; s|\$|:|" | sort) >want &&
+	grep -E "^  [-a-z0-9_/]+\.o:$" "$cover" | sort >got &&
+	grep -qx "  mm/page_alloc.o:" got && grep -qx "  mm/mempolicy.o:" got && diff want got &&
+	test "$(grep -c "^  add/remove: " "$cover")" -eq "$(wc -l <got)" &&
+	test "$(grep -c "^  Total: Before=" "$cover")" -eq "$(wc -l <got)"
+'
+
 # The mail headers of one file, continuation lines unfolded.
 headers() { sed -n "1,/^\$/p" "$1" | sed -e ":a" -e "N" -e "\$!ba" -e "s/\n[ \t]\+/ /g" | grep -E "^(To|Cc):"; }
 export -f headers

@@ -269,20 +269,22 @@ void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
 /* ---- 06: fast path and slow path ------------------------------------- */
 
 /*
- * Each entry to the slow path of a request that may wake kswapd leaves
- * kswapd a hint in every node of the zonelist, the highest zone asked for
- * (wakeup_kswapd(), even when the node is balanced and kswapd sleeps on).
- * kswapd resets it to MAX_NR_ZONES when it takes the hint; so does this,
- * so that a slow path taken by the next requests shows.
+ * A request that enters the slow path and may wake kswapd raises the
+ * order kswapd is asked to reclaim for, in every node of its zonelist
+ * (wakeup_kswapd(), even when the node is balanced and kswapd sleeps
+ * on).  The fast path raises it for no one: its own kswapd wake-up, for a
+ * boosted watermark, asks for order 0.  kswapd resets the order to 0 when
+ * it takes it; so does this case, whose order PAGE_ALLOC_COSTLY_ORDER
+ * requests then show whether they took the slow path.
  */
-static void pa_kswapd_hint_clear(pg_data_t *pgdat)
+static void pa_kswapd_order_clear(pg_data_t *pgdat)
 {
-	WRITE_ONCE(pgdat->kswapd_highest_zoneidx, MAX_NR_ZONES);
+	WRITE_ONCE(pgdat->kswapd_order, 0);
 }
 
-static bool pa_kswapd_hinted(pg_data_t *pgdat)
+static int pa_kswapd_order(pg_data_t *pgdat)
 {
-	return READ_ONCE(pgdat->kswapd_highest_zoneidx) != MAX_NR_ZONES;
+	return READ_ONCE(pgdat->kswapd_order);
 }
 
 void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
@@ -291,8 +293,8 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 	unsigned long before = 0, after = 0;
 	struct page *pages[8] = { NULL };
 	struct zone *zone;
-	bool roomy, hinted = false;
-	int i, nid;
+	int i, nid, order_hint = 0;
+	bool roomy;
 
 	migrate_disable();
 	nid = numa_mem_id();
@@ -300,11 +302,11 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 	roomy = pa_zone_roomy(zone, ZONE_NORMAL);
 	if (roomy) {
 		before = pa_slow_path_events();
-		pa_kswapd_hint_clear(zone->zone_pgdat);
+		pa_kswapd_order_clear(zone->zone_pgdat);
 		for (i = 0; i < ARRAY_SIZE(pages); i++)
 			pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
 						    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
-		hinted = pa_kswapd_hinted(zone->zone_pgdat);
+		order_hint = pa_kswapd_order(zone->zone_pgdat);
 		after = pa_slow_path_events();
 	}
 	migrate_enable();
@@ -317,8 +319,8 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pp->nr_blocks, (unsigned long)ARRAY_SIZE(pages));
 	KUNIT_ASSERT_EQ_MSG(test, after, before, "reclaim or compaction with %s above watermarks",
 			    zone->name);
-	KUNIT_ASSERT_FALSE_MSG(test, hinted, "slow path entered with %s above watermarks",
-			       zone->name);
+	KUNIT_ASSERT_EQ_MSG(test, order_hint, 0, "slow path entered with %s above watermarks",
+			    zone->name);
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
 		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(pages[i]), zone,
 					"request %d not served from the local %s", i, zone->name);
