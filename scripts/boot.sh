@@ -108,7 +108,7 @@ want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return
 [[ ,$run, != *,kunit,* ]] || want pa_kunit
 [[ ,$run, != *,bench,* ]] || want pa_bench
 [[ ,$run, != *,contend,* ]] || want pa_contend
-case $append in *pa.provoke=warn* | *pa.provoke=nofail* | *pa.provoke=oversized*) want pa_provoke ;; esac
+case $append in *pa.provoke=warn* | *pa.provoke=nofail* | *pa.provoke=oversized* | *pa.provoke=badfree*) want pa_provoke ;; esac
 [[ $append != *pa.provoke=fail* ]] || want pa_fail
 # The kernel's own tests: its test modules, the selftests and their list.
 intree=()

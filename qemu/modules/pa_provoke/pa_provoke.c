@@ -5,6 +5,7 @@
  * allocator must give is seen to be given.
  */
 #include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 
 static bool warn;
@@ -21,6 +22,25 @@ module_param(oversized, uint, 0444);
 MODULE_PARM_DESC(oversized,
 		 "make this many requests of order MAX_ORDER at load; the allocator must warn for the first one only");
 
+static bool badfree;
+module_param(badfree, bool, 0444);
+MODULE_PARM_DESC(badfree,
+		 "free an order-4 block whose first page is still mapped; the allocator must report it (only with a page check option on: without one the block reaches the free lists corrupt)");
+
+/* Order 4 is past the pcp lists, so the block is checked as it is freed. */
+static void provoke_bad_free(void)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, PAGE_ALLOC_COSTLY_ORDER + 1);
+
+	if (!page) {
+		pr_err("pa_provoke: no order-%d block to free\n", PAGE_ALLOC_COSTLY_ORDER + 1);
+		return;
+	}
+	/* As if one page table still mapped it. */
+	atomic_inc(&page->_mapcount);
+	__free_pages(page, PAGE_ALLOC_COSTLY_ORDER + 1);
+}
+
 static int __init provoke_init(void)
 {
 	unsigned int i;
@@ -31,6 +51,8 @@ static int __init provoke_init(void)
 		if (alloc_pages(GFP_KERNEL, MAX_ORDER))
 			pr_err("pa_provoke: request %u of order %d served\n", i, MAX_ORDER);
 	}
+	if (badfree)
+		provoke_bad_free();
 	if (nofail_order) {
 		struct page *page = alloc_pages(GFP_KERNEL | __GFP_NOFAIL, nofail_order);
 
