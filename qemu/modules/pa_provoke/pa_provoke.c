@@ -25,20 +25,32 @@ MODULE_PARM_DESC(oversized,
 static bool badfree;
 module_param(badfree, bool, 0444);
 MODULE_PARM_DESC(badfree,
-		 "free an order-4 block whose first page is still mapped; the allocator must report it (only with a page check option on: without one the block reaches the free lists corrupt)");
+		 "with page poisoning or debug_pagealloc on, free an order-4 block whose first two pages are still mapped; the allocator must report both");
 
-/* Order 4 is past the pcp lists, so the block is checked as it is freed. */
+/*
+ * Order 4 is past the pcp lists, so the block is checked as it is freed:
+ * its tail pages first, then its head.  A page found bad is reported and
+ * the block kept off the free lists.  Without a checking option the
+ * block would reach the free lists corrupt, so it is not even made.
+ */
 static void provoke_bad_free(void)
 {
-	struct page *page = alloc_pages(GFP_KERNEL, PAGE_ALLOC_COSTLY_ORDER + 1);
+	const unsigned int order = PAGE_ALLOC_COSTLY_ORDER + 1;
+	struct page *page;
 
-	if (!page) {
-		pr_err("pa_provoke: no order-%d block to free\n", PAGE_ALLOC_COSTLY_ORDER + 1);
+	if (!page_poisoning_enabled() && !debug_pagealloc_enabled()) {
+		pr_err("pa_provoke: badfree needs page_poison=1 or debug_pagealloc=on\n");
 		return;
 	}
-	/* As if one page table still mapped it. */
-	atomic_inc(&page->_mapcount);
-	__free_pages(page, PAGE_ALLOC_COSTLY_ORDER + 1);
+	page = alloc_pages(GFP_KERNEL, order);
+	if (!page) {
+		pr_err("pa_provoke: no order-%u block to free\n", order);
+		return;
+	}
+	/* As if one page table still mapped each. */
+	atomic_inc(&page[0]._mapcount);
+	atomic_inc(&page[1]._mapcount);
+	__free_pages(page, order);
 }
 
 static int __init provoke_init(void)
