@@ -86,7 +86,8 @@ ok "three requests of order MAX_ORDER warn once, from the allocator" '
 '
 
 # Patch 7 checks a page's state only when debugging asks for it.  Under
-# each debugging option alone (init_on_alloc, on in this config, off), an
+# each debugging option alone (init_on_alloc, which this config turns
+# on, set off), an
 # order-4 block (past the pcp lists' orders, so checked as it is freed)
 # freed with its first two pages still mapped must be reported twice:
 # its tail page by the tail loop, its head by the head check.  Without
