@@ -76,8 +76,22 @@ record() { # status seconds
 	echo "$key" >"$out/build.key"
 }
 
-say "$(short "$commit"): configuring"
-"$TOP/scripts/config.sh" "$build"
+# Configuring takes 5-6 s, a fifth of an incremental build, and gives the
+# same .config as long as its inputs are those of the last time: the
+# fragments (the build directory's name), the Kconfig files and kconfig
+# itself at this commit, the compiler and config.sh.  A mutation or a
+# patch of the series changes none of them.
+config_key=$( { kgit ls-tree -r "$commit" |
+	awk '$4 ~ /(^|\/)Kconfig[^\/]*$/ || $4 ~ /^scripts\/kconfig\// || $4 == "Makefile" { print $3 }'
+	gcc --version | head -n1; cat "$TOP/scripts/config.sh"; } | sha1sum | cut -c1-16)
+if [[ -f $build/.config && $(cat "$build/.pa-config-key" 2>/dev/null) == "$config_key" ]]; then
+	say "$(short "$commit"): config unchanged"
+else
+	say "$(short "$commit"): configuring"
+	rm -f "$build/.pa-config-key"
+	"$TOP/scripts/config.sh" "$build"
+	echo "$config_key" >"$build/.pa-config-key"
+fi
 say "$(short "$commit"): building in $build (log: $log)"
 start=$SECONDS
 kmake() { make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "$@"; }

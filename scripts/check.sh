@@ -24,11 +24,46 @@ CHECK_MATRIX=${CHECK_MATRIX:-1}
 "$TOP/scripts/build.sh" "$base" >/dev/null || die "the base $(short "$base") does not build"
 bj=$RESULTS/$base/build.json
 
-rows=$(mktemp)
+rowdir=$(mktemp -d)
 head_was=$(current_head)
-trap 'rm -f "$rows"; restore_head "$head_was"' EXIT
+trap 'rm -rf "$rowdir"; restore_head "$head_was"' EXIT
 total=${#commits[@]}
-i=0 failed=0
+
+# One row of the table, for the commit numbered $1, from the variables
+# the build and the boots set.
+write_row() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
+		"$newwarn" "$matrix" "$dtext" "$boot_s" "$tests" "$intree" "$verdict" "$why" >"$rowdir/$1"
+}
+
+# The boots of commit $c, then its row.  A boot takes one core and a
+# build both: the boots of one commit run while the next one builds.
+boot_and_write_row() {
+	local b run append dir vj v p=0 f=0 s=0 ipass=0 ifail=0 iskip=0
+	boot_s=''
+	for b in "${boots[@]}"; do
+		run=${b%%|*} append=${b#*|}
+		progress "$1" "$total" "boot $(short "$c") run=$run${append:+ $append}"
+		dir=$("$TOP/scripts/boot.sh" --run "$run" --append "$append" "$c") || true
+		vj=$dir/verdict.json
+		if [[ ! -f $vj ]]; then
+			verdict=infra why="boot.sh could not boot $(short "$c")"
+			continue
+		fi
+		v=$(jq -r .verdict "$vj")
+		boot_s+=${boot_s:+/}$(jq -r .seconds "$vj")
+		p=$((p + $(jq .tests.pass "$vj"))) f=$((f + $(jq .tests.fail "$vj"))) s=$((s + $(jq .tests.skip "$vj")))
+		ipass=$((ipass + $(jq '.intree.pass // 0' "$vj"))) ifail=$((ifail + $(jq '.intree.fail // 0' "$vj")))
+		iskip=$((iskip + $(jq '.intree.skip // 0' "$vj")))
+		if [[ $v != pass && $verdict == pass ]]; then
+			verdict=$v why="${append:-plain boot}: $(jq -r .reason "$vj")"
+		fi
+	done
+	tests="$p/$f/$s" intree="$ipass/$ifail/$iskip"
+	write_row "$1"
+}
+
+i=0 booting=''
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	subj=$(kgit log -1 --format=%s "$c")
@@ -36,52 +71,45 @@ for c in "${commits[@]}"; do
 	progress "$i" "$total" "build $(short "$c") $subj"
 	verdict=pass why='' boot_s=- tests=- intree=- newwarn=- dtext=- build_s=- matrix=-
 	result_dir "$c" >/dev/null
-	if "$TOP/scripts/build.sh" "$c" >/dev/null; then
-		cj=$RESULTS/$c/build.json
-		build_s=$(jq -r .seconds "$cj")
-		newwarn=$(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | wc -l)
-		dtext=$(( $(jq -r .page_alloc_text "$cj") - $(jq -r .page_alloc_text "$bj") ))
-		if [[ $newwarn -gt 0 ]]; then
-			verdict=failed why="new warning: $(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | head -n1)"
-		fi
-		if [[ $CHECK_MATRIX == 1 ]]; then
-			progress "$i" "$total" "build matrix $(short "$c")"
-			if m=$("$TOP/scripts/matrix.sh" "$c"); then
-				matrix=$m
-			else
-				matrix=$(head -n1 <<<"$m")
-				[[ $verdict != pass ]] || verdict=failed why="matrix: $(sed -n 2p <<<"$m")"
-				[[ $why != "matrix: " ]] || why="matrix: matrix.sh failed (see its error above)"
-			fi
-			matrix=${matrix:--}
-		fi
-		p=0 f=0 s=0 ipass=0 ifail=0 iskip=0 boot_s=''
-		for b in "${boots[@]}"; do
-			run=${b%%|*} append=${b#*|}
-			progress "$i" "$total" "boot $(short "$c") run=$run${append:+ $append}"
-			dir=$("$TOP/scripts/boot.sh" --run "$run" --append "$append" "$c") || true
-			vj=$dir/verdict.json
-			if [[ ! -f $vj ]]; then
-				verdict=infra why="boot.sh could not boot $(short "$c")"
-				continue
-			fi
-			v=$(jq -r .verdict "$vj")
-			boot_s+=${boot_s:+/}$(jq -r .seconds "$vj")
-			p=$((p + $(jq .tests.pass "$vj"))) f=$((f + $(jq .tests.fail "$vj"))) s=$((s + $(jq .tests.skip "$vj")))
-			ipass=$((ipass + $(jq '.intree.pass // 0' "$vj"))) ifail=$((ifail + $(jq '.intree.fail // 0' "$vj")))
-			iskip=$((iskip + $(jq '.intree.skip // 0' "$vj")))
-			if [[ $v != pass && $verdict == pass ]]; then
-				verdict=$v why="${append:-plain boot}: $(jq -r .reason "$vj")"
-			fi
-		done
-		tests="$p/$f/$s" intree="$ipass/$ifail/$iskip"
-	else
+	if ! "$TOP/scripts/build.sh" "$c" >/dev/null; then
 		verdict=failed why="build: $(jq -r '.error // empty' "$RESULTS/$c/build.json" 2>/dev/null || echo "see $RESULTS/$c/build.log")"
+		write_row "$i"
+		continue
 	fi
-	[[ $verdict == pass ]] || failed=$((failed + 1))
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(short "$c")" "${subj:0:50}" "$build_s" \
-		"$newwarn" "$matrix" "$dtext" "$boot_s" "$tests" "$intree" "$verdict" "$why" >>"$rows"
+	cj=$RESULTS/$c/build.json
+	build_s=$(jq -r .seconds "$cj")
+	newwarn=$(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | wc -l)
+	dtext=$(( $(jq -r .page_alloc_text "$cj") - $(jq -r .page_alloc_text "$bj") ))
+	if [[ $newwarn -gt 0 ]]; then
+		verdict=failed why="new warning: $(comm -13 "$RESULTS/$base/warnings.txt" "$RESULTS/$c/warnings.txt" | head -n1)"
+	fi
+	if [[ $CHECK_MATRIX == 1 ]]; then
+		progress "$i" "$total" "build matrix $(short "$c")"
+		if m=$("$TOP/scripts/matrix.sh" "$c"); then
+			matrix=$m
+		else
+			matrix=$(head -n1 <<<"$m")
+			[[ $verdict != pass ]] || verdict=failed why="matrix: $(sed -n 2p <<<"$m")"
+			[[ $why != "matrix: " ]] || why="matrix: matrix.sh failed (see its error above)"
+		fi
+		matrix=${matrix:--}
+	fi
+	[[ -z $booting ]] || wait "$booting" || true
+	boot_and_write_row "$i" &
+	booting=$!
 done
+wait
 
-"$TOP/scripts/table.sh" "${TABLE_FORMAT:-text}" <"$rows" | tee "$WORK/check-table.txt"
+# A boot job that died without its row (killed, or a tool failing
+# under set -e) must not leave its commit out of the table.
+for ((i = 1; i <= total; i++)); do
+	[[ -f $rowdir/$i ]] && continue
+	c=${commits[i - 1]} subj=$(kgit log -1 --format=%s "$c")
+	build_s=- newwarn=- matrix=- dtext=- boot_s=- tests=- intree=-
+	verdict=infra why="its boots ended without a result"
+	write_row "$i"
+done
+rows=$(for ((i = 1; i <= total; i++)); do cat "$rowdir/$i"; done)
+failed=$(awk -F'\t' '$10 != "pass"' <<<"$rows" | wc -l)
+"$TOP/scripts/table.sh" "${TABLE_FORMAT:-text}" <<<"$rows" | tee "$WORK/check-table.txt"
 [[ $failed -eq 0 ]] || die "$failed of $total commits failed"

@@ -43,6 +43,27 @@ ok "the guest modules are built once for commits that change no header, again fo
 	check.sh >/dev/null 2>&1 && test "$(grep -c "^make modules M=" make.log)" = 2
 '
 
+# A boot takes one core, a build both: each commit's boots run while the
+# next commit builds (make check's cold run, README).
+ok "the boots of one commit run while the next one builds, and the rows keep their order" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && patch_from two "mm: two" "s/return 2/return 3/" &&
+	FAKE_MAKE_LOG=$PWD/events.log FAKE_QEMU_LOG=$PWD/events.log FAKE_QEMU_SECS=2 check.sh >table 2>progress &&
+	cat events.log && test "$(grep -cx "qemu done" events.log)" = 3 &&
+	awk "/^qemu\$/ { in_boot = 1 } /^qemu done\$/ { in_boot = 0 } /^make / && in_boot { ok = 1 } END { exit !ok }" events.log &&
+	grep -oE "\(base\)|mm: one|mm: two" table | paste -sd, - | grep -qx "(base),mm: one,mm: two"
+'
+
+# Configuring costs an incremental build a fifth of its time; a commit
+# whose Kconfig files are those of the last one keeps its .config.
+ok "a commit that changes no Kconfig file is not configured again, one that does is" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	check.sh >/dev/null 2>&1 && test "$(grep -c "^make allnoconfig" make.log)" = 1 &&
+	echo "config PA_FIXTURE" >scratch/mm/Kconfig && git -C scratch add -f mm/Kconfig &&
+	git -C scratch diff --cached --full-index >kc.diff &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qm "mm: Kconfig" && add_patch kc "mm: Kconfig" kc.diff &&
+	check.sh >/dev/null 2>&1 && test "$(grep -c "^make allnoconfig" make.log)" = 2
+'
+
 ok "a commit that adds a compiler warning fails, naming the warning" '
 	setup && patch_from warn "mm: warn" "1i #warning planted" &&
 	must_fail check.sh && must_say "mm: warn .*failed.*new warning.*planted" &&
