@@ -24,6 +24,8 @@ CHECK_MATRIX=${CHECK_MATRIX:-1}
 "$TOP/scripts/build.sh" "$base" >/dev/null || die "the base $(short "$base") does not build"
 bj=$RESULTS/$base/build.json
 
+# Boots side by side must not each make the initramfs into one scratch file.
+"$TOP/qemu/mkinitramfs.sh" >/dev/null
 rowdir=$(mktemp -d)
 head_was=$(current_head)
 trap 'rm -rf "$rowdir"; restore_head "$head_was"' EXIT
@@ -36,15 +38,22 @@ write_row() {
 		"$newwarn" "$matrix" "$dtext" "$boot_s" "$tests" "$intree" "$verdict" "$why" >"$rowdir/$1"
 }
 
-# The boots of commit $c, then its row.  A boot takes one core and a
-# build both: the boots of one commit run while the next one builds.
+# The boots of commit $c, then its row.  A boot takes about one core and
+# a build both: the boots of one commit run side by side, while the next
+# commit builds.
 boot_and_write_row() {
-	local b run append dir vj v p=0 f=0 s=0 ipass=0 ifail=0 iskip=0
-	boot_s=''
+	local b run append dir vj v k=0 p=0 f=0 s=0 ipass=0 ifail=0 iskip=0 dirs
+	dirs=$(mktemp -d -p "$rowdir")
 	for b in "${boots[@]}"; do
-		run=${b%%|*} append=${b#*|}
+		k=$((k + 1)) run=${b%%|*} append=${b#*|}
 		progress "$1" "$total" "boot $(short "$c") run=$run${append:+ $append}"
-		dir=$("$TOP/scripts/boot.sh" --run "$run" --append "$append" "$c") || true
+		{ "$TOP/scripts/boot.sh" --run "$run" --append "$append" "$c" >"$dirs/$k" || true; } &
+	done
+	wait
+	boot_s='' k=0
+	for b in "${boots[@]}"; do
+		k=$((k + 1)) append=${b#*|}
+		dir=$(cat "$dirs/$k")
 		vj=$dir/verdict.json
 		if [[ ! -f $vj ]]; then
 			verdict=infra why="boot.sh could not boot $(short "$c")"

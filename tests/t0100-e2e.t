@@ -27,6 +27,25 @@ ok "make check passes on the base and every commit of the series" '
 
 tip=$(kgit rev-parse "$BRANCH")
 
+boot_tip() { boot.sh --timeout "${T:-300}" "$@" "$tip"; }
+# The tip's boots that the tests below judge, by name.
+boot_tip_as() {
+	case $1 in
+	intree) boot_tip --run intree ;;
+	hang) T=40 boot_tip --run "" --append pa.provoke=hang ;;
+	badfree-*) boot_tip --run "" --append "pa.provoke=badfree init_on_alloc=0 ${1#badfree-}" ;;
+	*) boot_tip --run "" --append "pa.provoke=$1" ;;
+	esac
+}
+# They start now, in two lanes beside the checkpatch and matrix tests
+# (a boot takes one core, the matrix's builds both), and each test finds
+# its boot in boot.sh's cache: the cold suite's time (README).  The
+# initramfs is made first, not by two boots at once.
+"$T_TOP/qemu/mkinitramfs.sh" >/dev/null 2>&1
+{ for b in intree fail; do boot_tip_as $b; done; } >/dev/null 2>&1 &
+{ for b in panic hang warn nofail oversized badfree-debug_pagealloc=on badfree-page_poison=1; do
+	boot_tip_as $b; done; } >/dev/null 2>&1 &
+
 # The guest's C code (KUnit suites, benchmark modules, guest programs)
 # is held to the kernel's own style, with the imported tree's checkpatch.
 ok "the guest C code passes checkpatch --strict" '
@@ -43,26 +62,26 @@ ok "the build matrix compiles the tip in Debian's config and without NUMA, with 
 	jq -e ".objects | index(\"mm/mempolicy.o\")" "$RESULTS/$tip/matrix/debian.json"
 '
 
-boot_tip() { boot.sh --timeout "${T:-300}" "$@" "$tip"; }
-
+# The lanes are done before their boots are judged.
+wait
 ok "the tip passes every in-tree test of the list, test_free_pages included" '
 	n=$(grep -cE "^(module|program|stress) " "$INTREE_LIST") &&
-	d=$(boot_tip --run intree) && jq -e ".intree.pass == $n and .intree.fail == 0" "$d/verdict.json" &&
+	d=$(boot_tip_as intree) && jq -e ".intree.pass == $n and .intree.fail == 0" "$d/verdict.json" &&
 	grep -q "^PA-INTREE test_free_pages pass" "$d/results.txt"
 '
 
 ok "a kernel panic in the guest fails the boot and is quoted" '
-	d=$(boot_tip --run "" --append pa.provoke=panic); test $? -ne 0 &&
+	d=$(boot_tip_as panic); test $? -ne 0 &&
 	jq -r .reason "$d/verdict.json" | must_say "Kernel panic - not syncing: sysrq triggered crash" /dev/stdin
 '
 
 ok "a guest that stops answering is a hang, stopped at the time limit" '
-	d=$(T=40 boot_tip --run "" --append pa.provoke=hang); test $? -ne 0 &&
+	d=$(boot_tip_as hang); test $? -ne 0 &&
 	test "$(jq -r .verdict "$d/verdict.json")" = hang
 '
 
 ok "a WARNING in the guest log fails the boot" '
-	d=$(boot_tip --run "" --append pa.provoke=warn); test $? -ne 0 &&
+	d=$(boot_tip_as warn); test $? -ne 0 &&
 	jq -r ".matched[0]" "$d/verdict.json" | must_say "^WARNING: .*pa_provoke" /dev/stdin
 '
 
@@ -70,7 +89,7 @@ ok "a WARNING in the guest log fails the boot" '
 # check kernel names the function, not the file (no DEBUG_BUGVERBOSE);
 # rmqueue() is inlined into get_page_from_freelist().
 ok "an order-4 __GFP_NOFAIL allocation warns from the allocator and fails the boot" '
-	d=$(boot_tip --run "" --append pa.provoke=nofail); test $? -ne 0 &&
+	d=$(boot_tip_as nofail); test $? -ne 0 &&
 	jq -r ".matched[0]" "$d/verdict.json" >w &&
 	must_say "^WARNING: .* at (rmqueue|get_page_from_freelist|__alloc_pages)[+.]" w
 '
@@ -79,7 +98,7 @@ ok "an order-4 __GFP_NOFAIL allocation warns from the allocator and fails the bo
 # once a boot: a KUnit case cannot check it, since its WARNING fails the
 # boot by design, so the host does.
 ok "three requests of order MAX_ORDER warn once, from the allocator" '
-	d=$(boot_tip --run "" --append pa.provoke=oversized); test $? -ne 0 &&
+	d=$(boot_tip_as oversized); test $? -ne 0 &&
 	jq -r ".matched[]" "$d/verdict.json" | grep "^WARNING: " >w && cat w &&
 	test "$(wc -l <w)" -eq 1 && must_say "^WARNING: .* at __alloc_pages[+.]" w &&
 	! grep -q "pa_provoke: .* served" "$d/console.log"
@@ -96,7 +115,7 @@ ok "three requests of order MAX_ORDER warn once, from the allocator" '
 for opt in debug_pagealloc=on page_poison=1; do
 	export OPT=$opt
 	ok "with $opt a block freed while still mapped is reported as a bad page state, head and tail" '
-		d=$(boot_tip --run "" --append "pa.provoke=badfree init_on_alloc=0 $OPT"); test $? -ne 0 &&
+		d=$(boot_tip_as "badfree-$OPT"); test $? -ne 0 &&
 		jq -r ".matched[0]" "$d/verdict.json" | must_say "^BUG: Bad page state in process insmod" /dev/stdin &&
 		grep "page dumped because: " "$d/console.log" >why && cat why &&
 		test "$(grep -c "nonzero mapcount" why)" -eq 2
@@ -104,7 +123,7 @@ for opt in debug_pagealloc=on page_poison=1; do
 done
 
 ok "a failing KUnit case fails the boot and is named" '
-	d=$(boot_tip --run "" --append pa.provoke=fail); test $? -ne 0 &&
+	d=$(boot_tip_as fail); test $? -ne 0 &&
 	jq -r ".tests.failed[]" "$d/verdict.json" | must_say "pagealloc_provoke.provoke_fails_when_asked" /dev/stdin
 '
 
