@@ -25,6 +25,8 @@ case $metric in
 boot | kunit:*)
 	run=''
 	[[ $metric == boot ]] || run=kunit
+	# The stress suite's module only for one of its own cases.
+	[[ $metric != kunit:pagealloc_stress.* ]] || run=kunit,stress
 	d=$("$TOP/scripts/boot.sh" --timeout "${BISECT_TIMEOUT:-300}" --run "$run" "$c" 2>/dev/null) || true
 	v=$(verdict_of "$d")
 	case $v in

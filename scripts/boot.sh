@@ -12,8 +12,9 @@ usage: boot.sh [options] REV
   kernel of the imported version), or a directory holding a bzImage
   --mode functional|deterministic   2 CPUs, plain TCG (KVM if present), or
                                     1 CPU under -icount shift=0 (repeatable)
-  --run STEPS        guest steps, comma separated (kunit, intree, bench,
-                     hackbench, tbench, pagefault, contend)
+  --run STEPS        guest steps, comma separated (kunit, stress: the
+                     stress suite, with kunit; intree, bench, hackbench,
+                     tbench, pagefault, contend; default kunit,stress)
   --append ARGS      more kernel command-line arguments
   --timeout SECS     hang limit (default 600)
   --out DIR          result directory
@@ -26,7 +27,7 @@ failed, hang, infra).  Exit status 0 only for pass.
 USAGE
 }
 
-mode=functional run=kunit append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0 gdb='' profile=''
+mode=functional run=kunit,stress append='' timeout=${BOOT_TIMEOUT:-600} out='' force=0 gdb='' profile=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--mode) mode=$2; shift 2 ;;
@@ -106,6 +107,7 @@ initrd_base=$("$TOP/qemu/mkinitramfs.sh")
 mods=()
 want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return 0; }
 [[ ,$run, != *,kunit,* ]] || want pa_kunit
+[[ ,$run, != *,stress,* ]] || want pa_kunit_stress
 [[ ,$run, != *,bench,* ]] || want pa_bench
 [[ ,$run, != *,contend,* ]] || want pa_contend
 case $append in *pa.provoke=warn* | *pa.provoke=nofail* | *pa.provoke=oversized* | *pa.provoke=badfree*) want pa_provoke ;; esac

@@ -10,10 +10,10 @@ base=$(kgit rev-parse "$(base_tag)^{commit}")
 commits=()
 resolve_revs commits "$@"
 
-# The boots every commit gets: KUnit and the kernel's own tests on the
-# functional machine, and KUnit again with page poisoning and
-# debug_pagealloc to catch use-after-free.
-boots=("kunit,intree|" "kunit|debug_pagealloc=on page_poison=1")
+# The boots every commit gets: KUnit (the stress suite included) and the
+# kernel's own tests on the functional machine, and KUnit again with page
+# poisoning and debug_pagealloc to catch use-after-free.
+boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1")
 [[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
 
 # The build matrix (matrix.sh) compiles each commit in Debian's configs

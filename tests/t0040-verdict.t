@@ -31,6 +31,13 @@ ok "a case of the module that did not run fails the boot and is named" '
 	test "$(verdict.sh b 1 2.5)" = failed && jq -r .reason b/verdict.json | must_say "did not run: d$" /dev/stdin
 '
 
+ok "a boot that asked for the stress suite needs its cases too; one that did not, does not" '
+	kunit_src && mkdir -p mods/pa_kunit_stress && echo "KUNIT_CASE(s)," >mods/pa_kunit_stress/t.c &&
+	boot_dir "ok\n" "$kunit_results" && test "$(verdict.sh b 1 2.5)" = pass &&
+	boot_dir "ok\n" "${kunit_results/run=\[kunit\]/run=[kunit stress]}" &&
+	test "$(verdict.sh b 1 2.5)" = failed && jq -r .reason b/verdict.json | must_say "did not run: s$" /dev/stdin
+'
+
 ok "a skip the allowed list does not name fails the boot, with its reason" '
 	kunit_src && : >mods/allowed-skips.txt && boot_dir "ok\n" "$kunit_results" &&
 	test "$(verdict.sh b 1 2.5)" = failed &&

@@ -43,6 +43,13 @@ case_report() { # BOOT-DIR CASE
 	done
 }
 
+# A mutated kernel's boot runs pa_kunit, and the stress suite's module
+# only when the .expect names one of its cases: it takes two thirds of a
+# KUnit boot.
+mutant_run() { # EXPECT
+	if grep -q 'pagealloc_stress_' "$1"; then echo kunit,stress; else echo kunit; fi
+}
+
 # The mutated kernels, built in turn, each booted while the next one
 # builds: a boot takes one core, a build both, and the tests below find
 # every boot in the cache (boot.sh keys it).  Whatever fails here fails
@@ -57,7 +64,7 @@ prepare_mutants() {
 			c=$(plant_patch "$T" "mutation: $(basename "$m")" "$m" 2>/dev/null) || continue
 			build.sh "$c" >/dev/null 2>&1 || continue
 			wait
-			boot.sh --run kunit "$c" >/dev/null 2>&1 &
+			boot.sh --run "$(mutant_run "${m%.diff}.expect")" "$c" >/dev/null 2>&1 &
 		done
 	done
 	wait
@@ -73,7 +80,8 @@ expected_kills() {
 for m in "$T_TOP"/tests/mutations/*.diff; do
 	name=$(basename "$m" .diff)
 	expect=${m%.diff}.expect
-	export M=$m CASE MESSAGE
+	RUN=$(mutant_run "$expect")
+	export M=$m CASE MESSAGE RUN
 	mapfile -t kills < <(expected_kills "$expect")
 	mapfile -t ons < <(sed -n 's/^on: //p' "$expect")
 	[[ ${#ons[@]} -gt 0 ]] || ons=(base)
@@ -89,7 +97,7 @@ for m in "$T_TOP"/tests/mutations/*.diff; do
 				grep -qE "^ +ok [0-9]+ ${CASE##*.}$" "$d0/results.txt" &&
 				c=$(plant_patch "$T" "mutation: $(basename "$M")" "$M") &&
 				build.sh "$c" >/dev/null &&
-				d=$(boot.sh --run kunit "$c"); test $? -ne 0 &&
+				d=$(boot.sh --run "$RUN" "$c"); test $? -ne 0 &&
 				jq -r ".tests.failed[]" "$d/verdict.json" >failed && cat failed &&
 				grep -qx "pagealloc_seeds.$CASE\|pagealloc_stress.$CASE\|$CASE" failed &&
 				case_report "$d" "${CASE##*.}" >report && cat report &&

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Helpers shared by the suites: pages a case holds, zones and nodes,
- * counters, the pcp lists, and the module parameters.
+ * counters, the pcp lists, and the module parameters.  Those that
+ * pa_kunit_stress uses are exported to it.
  */
 
 #include "pa_kunit.h"
@@ -11,11 +12,6 @@ module_param(exhaust_seconds, uint, 0444);
 MODULE_PARM_DESC(exhaust_seconds,
 		 "Time allowed to exhaust one node in the seeds suite before the case is skipped");
 
-unsigned int stress_seconds = 60;
-module_param(stress_seconds, uint, 0444);
-MODULE_PARM_DESC(stress_seconds,
-		 "Time allowed for filling every node until failure in the stress suite");
-
 void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order)
 {
 	set_page_private(page, order);
@@ -23,6 +19,7 @@ void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order)
 	pp->nr_blocks++;
 	pp->nr_pages += 1UL << order;
 }
+EXPORT_SYMBOL_GPL(pa_pages_add);
 
 unsigned long pa_marker(unsigned long pfn)
 {
@@ -47,6 +44,7 @@ unsigned long pa_mark_block(struct page *page, unsigned int order, bool zeroed)
 	}
 	return dirty;
 }
+EXPORT_SYMBOL_GPL(pa_mark_block);
 
 /* Count the pages of a block whose marker was overwritten. */
 unsigned long pa_check_block(struct page *page, unsigned int order)
@@ -62,6 +60,7 @@ unsigned long pa_check_block(struct page *page, unsigned int order)
 	}
 	return bad;
 }
+EXPORT_SYMBOL_GPL(pa_check_block);
 
 void pa_release(struct page *page)
 {
@@ -71,6 +70,7 @@ void pa_release(struct page *page)
 	set_page_private(page, 0);
 	__free_pages(page, order);
 }
+EXPORT_SYMBOL_GPL(pa_release);
 
 /* Free every block; return how many marked pages had been overwritten. */
 unsigned long pa_pages_free(struct pa_pages *pp)
@@ -88,6 +88,7 @@ unsigned long pa_pages_free(struct pa_pages *pp)
 	pp->nr_pages = 0;
 	return bad;
 }
+EXPORT_SYMBOL_GPL(pa_pages_free);
 
 static int pa_pages_res_init(struct kunit_resource *res, void *context)
 {
@@ -119,6 +120,7 @@ struct pa_pages *pa_pages_new(struct kunit *test, bool marked)
 	KUNIT_ASSERT_NOT_NULL(test, pp);
 	return pp;
 }
+EXPORT_SYMBOL_GPL(pa_pages_new);
 
 /* Zones, as the zonelists see them (populated zones only). */
 
@@ -334,6 +336,7 @@ long pa_free_total(void)
 	}
 	return sum;
 }
+EXPORT_SYMBOL_GPL(pa_free_total);
 
 /*
  * After a case has freed what it allocated, the free pages must be back
@@ -355,6 +358,7 @@ void pa_assert_free_restored(struct kunit *test, long before)
 	KUNIT_ASSERT_LE_MSG(test, after, before + PA_FREE_SLACK,
 			    "%ld more pages free than before the case", after - before);
 }
+EXPORT_SYMBOL_GPL(pa_assert_free_restored);
 
 /*
  * The migratetype of the pageblock holding @page, read from the

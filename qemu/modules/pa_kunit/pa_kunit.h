@@ -7,10 +7,11 @@
  * the pageblock migratetype bits.
  *
  * Suite pagealloc_seeds has one case per behaviour (seeds_alloc.c,
- * seeds_pcp.c, seeds_drain.c); suite pagealloc_stress (stress.c) fills
- * each node at every order until the allocator refuses, frees everything
- * and checks that no page went missing, and runs allocators on several
- * CPUs at once.
+ * seeds_pcp.c, seeds_drain.c); suite pagealloc_stress, in module
+ * pa_kunit_stress (../pa_kunit_stress/stress.c, which uses the helpers
+ * of lib.c), fills each node at every order until the allocator refuses,
+ * frees everything and checks that no page went missing, and runs
+ * allocators on several CPUs at once.
  * Suite pagealloc_series (series_*.c, one section per patch of
  * series.txt, or of dropped/) checks what the patches must keep:
  * allocations that never fail spuriously, no __GFP_NOFAIL warning below
@@ -19,8 +20,9 @@
  * pageblocks and compaction capture too), a task policy still in charge
  * of alloc_pages() and a VMA or task policy still in charge of
  * vma_alloc_folio().  It passes on the base and on every
- * commit of the series.  suites.c says which case belongs to which
- * suite; lib.c and lib_series.c hold the helpers declared below.
+ * commit of the series.
+ * suites.c says which case belongs to which suite; lib.c and
+ * lib_series.c hold the helpers declared below.
  *
  * The guest is expected to have two NUMA nodes (numa=fake=2), ZONE_DMA
  * and ZONE_DMA32.  A case whose precondition is missing is skipped with
@@ -84,7 +86,6 @@
 #endif
 
 extern unsigned int exhaust_seconds;
-extern unsigned int stress_seconds;
 
 /* Requests that may fail quietly and never invoke the OOM killer. */
 #define PA_GFP_TRY		(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
@@ -207,11 +208,6 @@ void pagealloc_exhausted_node_falls_back_in_zonelist_order(struct kunit *test);
 /* seeds_drain.c */
 void pagealloc_isolation_drains_pcp_lists_of_every_cpu(struct kunit *test);
 
-/* stress.c */
-void pagealloc_stress_each_order_capped(struct kunit *test);
-void pagealloc_stress_every_order_until_failure(struct kunit *test);
-void pagealloc_stress_concurrent_alloc_free(struct kunit *test);
-
 /* series_fail_nofail.c */
 void pagealloc_series_low_orders_never_fail(struct kunit *test);
 void pagealloc_series_bulk_never_fails(struct kunit *test);
@@ -241,5 +237,6 @@ void pagealloc_series_task_policy_modes_steer_alloc_pages(struct kunit *test);
 const void *pa_policy_mode_params(const void *prev, char *desc);
 void pagealloc_series_vma_policy_steers_vma_alloc_folio(struct kunit *test);
 const void *pa_vma_policy_params(const void *prev, char *desc);
+
 
 #endif

@@ -37,18 +37,6 @@ static struct kunit_suite pagealloc_seeds_suite = {
 	.test_cases = pagealloc_seed_cases,
 };
 
-static struct kunit_case pagealloc_stress_cases[] = {
-	KUNIT_CASE(pagealloc_stress_each_order_capped),
-	KUNIT_CASE(pagealloc_stress_every_order_until_failure),
-	KUNIT_CASE(pagealloc_stress_concurrent_alloc_free),
-	{}
-};
-
-static struct kunit_suite pagealloc_stress_suite = {
-	.name = "pagealloc_stress",
-	.test_cases = pagealloc_stress_cases,
-};
-
 static struct kunit_case pagealloc_series_cases[] = {
 	KUNIT_CASE(pagealloc_series_low_orders_never_fail),
 	KUNIT_CASE(pagealloc_series_bulk_never_fails),
@@ -75,8 +63,7 @@ static struct kunit_suite pagealloc_series_suite = {
 	.test_cases = pagealloc_series_cases,
 };
 
-kunit_test_suites(&pagealloc_seeds_suite, &pagealloc_stress_suite,
-		  &pagealloc_series_suite);
+kunit_test_suites(&pagealloc_seeds_suite, &pagealloc_series_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of the page allocator's fast paths, zones, nodes and pcp lists");

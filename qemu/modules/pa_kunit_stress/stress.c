@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stress suite: every node filled at every order until the
- * allocator refuses, and allocators on several CPUs at once.
+ * allocator refuses, and allocators on several CPUs at once.  A module
+ * of its own, loaded after pa_kunit (whose helpers it uses) when a boot
+ * asks for it: it takes two thirds of a KUnit boot's time, and a boot of
+ * a mutated kernel that only has to fail one case of pa_kunit leaves it
+ * out.
  */
 
 #include "pa_kunit.h"
+
+static unsigned int stress_seconds = 60;
+module_param(stress_seconds, uint, 0444);
+MODULE_PARM_DESC(stress_seconds,
+		 "Time allowed for filling every node until failure in the stress suite");
 
 enum pa_stop {
 	PA_STOP_REFUSED,	/* the allocator returned NULL */
@@ -98,7 +107,7 @@ static void pa_fill_release(struct kunit *test, struct pa_fill *fill)
 }
 
 /* Every order on every node from a fresh start, 8 MiB of each at most. */
-void pagealloc_stress_each_order_capped(struct kunit *test)
+static void pagealloc_stress_each_order_capped(struct kunit *test)
 {
 	const unsigned long cap_pages = SZ_8M >> PAGE_SHIFT;
 	struct pa_fill *fill = pa_fill_new(test);
@@ -124,7 +133,7 @@ void pagealloc_stress_each_order_capped(struct kunit *test)
  * Fill each node, one at a time, from the largest order down, every
  * order until the allocator refuses it; then free everything.
  */
-void pagealloc_stress_every_order_until_failure(struct kunit *test)
+static void pagealloc_stress_every_order_until_failure(struct kunit *test)
 {
 	unsigned long deadline = jiffies + stress_seconds * HZ;
 	struct pa_fill *fill = pa_fill_new(test);
@@ -316,7 +325,7 @@ static bool pa_workers_start(struct pa_worker *workers, unsigned int nr, struct 
 	return true;
 }
 
-void pagealloc_stress_concurrent_alloc_free(struct kunit *test)
+static void pagealloc_stress_concurrent_alloc_free(struct kunit *test)
 {
 	unsigned long allocs = 0, frees = 0, corrupt = 0, moved = 0, idle = 0;
 	unsigned int i, nr = num_online_cpus();
@@ -360,3 +369,20 @@ void pagealloc_stress_concurrent_alloc_free(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, frees, allocs);
 	pa_assert_free_restored(test, free_before);
 }
+
+static struct kunit_case pagealloc_stress_cases[] = {
+	KUNIT_CASE(pagealloc_stress_each_order_capped),
+	KUNIT_CASE(pagealloc_stress_every_order_until_failure),
+	KUNIT_CASE(pagealloc_stress_concurrent_alloc_free),
+	{}
+};
+
+static struct kunit_suite pagealloc_stress_suite = {
+	.name = "pagealloc_stress",
+	.test_cases = pagealloc_stress_cases,
+};
+
+kunit_test_suites(&pagealloc_stress_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit stress tests of the page allocator: every order until failure, several CPUs at once");
