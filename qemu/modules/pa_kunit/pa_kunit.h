@@ -18,9 +18,9 @@
  * order 2, pcp refills of exactly one batch served in list order, exact
  * NR_FREE_PAGES accounting across pcp trims and drains (into isolated
  * pageblocks and compaction capture too), a task policy still in charge
- * of alloc_pages() and a VMA or task policy still in charge of
- * vma_alloc_folio().  It passes on the base and on every
- * commit of the series.
+ * of alloc_pages(), a VMA or task policy still in charge of
+ * vma_alloc_folio(), and a free that returns a block's memcg kmem
+ * charge.  It passes on the base and on every commit of the series.
  * suites.c says which case belongs to which suite; lib.c and
  * lib_series.c hold the helpers declared below.
  *
@@ -238,5 +238,8 @@ const void *pa_policy_mode_params(const void *prev, char *desc);
 void pagealloc_series_vma_policy_steers_vma_alloc_folio(struct kunit *test);
 const void *pa_vma_policy_params(const void *prev, char *desc);
 
+/* series_memcg.c */
+void pagealloc_series_free_returns_kmem_charge(struct kunit *test);
+const void *pa_free_params(const void *prev, char *desc);
 
 #endif

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The series suite: what a free takes back besides the page.
+ * free-pages-prepare-page-is-its-folio changes how free_pages_prepare()
+ * finds the memcg kmem charge of the block it frees.
+ */
+
+#include <linux/memcontrol.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+
+#include "pa_kunit.h"
+
+/* ---- free-pages-prepare-page-is-its-folio ------------------------------ */
+
+/*
+ * The memcg of the guest's init, with a reference.  Init enters a cgroup
+ * of its own with the memory controller on before it loads this module,
+ * as systemd puts every task in one on Debian; a case runs in a kthread,
+ * which is never charged unless it names a memcg.
+ */
+static struct mem_cgroup *pa_init_memcg(void)
+{
+	struct mem_cgroup *memcg = NULL;
+	struct task_struct *init;
+
+	rcu_read_lock();
+	init = pid_task(find_vpid(1), PIDTYPE_PID);
+	if (init)
+		memcg = mem_cgroup_from_task(init);
+	if (memcg && !css_tryget(&memcg->css))
+		memcg = NULL;
+	rcu_read_unlock();
+	return memcg;
+}
+
+struct pa_free_kind {
+	unsigned int order;
+	bool list;		/* freed through free_unref_page_list() */
+};
+
+/*
+ * Each function that free_pages_prepare() is inlined into: the pcp free
+ * of one page and of a list, and the buddy free of an order the pcp
+ * lists do not keep.
+ */
+static const struct pa_free_kind pa_free_kinds[] = {
+	{ 0, false }, { 0, true }, { PAGE_ALLOC_COSTLY_ORDER + 1, false },
+};
+
+static void pa_free_kind_desc(const struct pa_free_kind *kind, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "order %u%s", kind->order,
+		 kind->list ? " in a list" : "");
+}
+
+KUNIT_ARRAY_PARAM(pa_free, pa_free_kinds, pa_free_kind_desc);
+
+/* The generator for the case below, for suites.c. */
+const void *pa_free_params(const void *prev, char *desc)
+{
+	return pa_free_gen_params(prev, desc);
+}
+
+static void pa_free_as(const struct pa_free_kind *kind, struct page *page)
+{
+	LIST_HEAD(list);
+
+	if (!kind->list) {
+		__free_pages(page, kind->order);
+		return;
+	}
+	list_add(&page->lru, &list);
+	put_pages_list(&list);
+}
+
+/*
+ * A __GFP_ACCOUNT block is charged to the memcg in charge of the
+ * allocation and carries its objcg in memcg_data; the free must uncharge
+ * it and clear memcg_data, or the memcg stays charged for memory it no
+ * longer has and the next owner of the block inherits the charge.
+ */
+void pagealloc_series_free_returns_kmem_charge(struct kunit *test)
+{
+	const struct pa_free_kind *kind = test->param_value;
+	struct mem_cgroup *memcg = pa_init_memcg(), *old;
+	unsigned long data = 0;
+	bool charged = false;
+	struct page *page;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, memcg, "init has no memcg");
+	if (!memcg->css.parent) {
+		css_put(&memcg->css);
+		KUNIT_ASSERT_FAILURE(test, "init is in the root memcg, which is never charged");
+	}
+	old = set_active_memcg(memcg);
+	page = alloc_pages(PA_GFP_TRY | __GFP_ACCOUNT, kind->order);
+	set_active_memcg(old);
+	if (page) {
+		rcu_read_lock();
+		charged = PageMemcgKmem(page) && page_memcg(page) == memcg;
+		rcu_read_unlock();
+		pa_free_as(kind, page);
+		data = READ_ONCE(page->memcg_data);
+	}
+	css_put(&memcg->css);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "no order-%u block", kind->order);
+	KUNIT_ASSERT_TRUE_MSG(test, charged,
+			      "order-%u __GFP_ACCOUNT block not charged to init's memcg",
+			      kind->order);
+	KUNIT_ASSERT_EQ_MSG(test, data, 0UL,
+			    "order-%u block freed with its kmem charge (memcg_data %#lx)",
+			    kind->order, data);
+}
