@@ -19,8 +19,9 @@
  * NR_FREE_PAGES accounting across pcp trims and drains (into isolated
  * pageblocks and compaction capture too), a task policy still in charge
  * of alloc_pages(), a VMA or task policy still in charge of
- * vma_alloc_folio(), and a free that returns a block's memcg kmem
- * charge.  It passes on the base and on every commit of the series.
+ * vma_alloc_folio(), dirty-page spreading for __GFP_WRITE requests
+ * only, and a free that returns a block's memcg kmem charge.  It
+ * passes on the base and on every commit of the series.
  * suites.c says which case belongs to which suite; lib.c and
  * lib_series.c hold the helpers declared below.
  *
@@ -237,6 +238,9 @@ void pagealloc_series_task_policy_modes_steer_alloc_pages(struct kunit *test);
 const void *pa_policy_mode_params(const void *prev, char *desc);
 void pagealloc_series_vma_policy_steers_vma_alloc_folio(struct kunit *test);
 const void *pa_vma_policy_params(const void *prev, char *desc);
+
+/* series_context.c */
+void pagealloc_series_only_page_cache_writes_spread_dirty_pages(struct kunit *test);
 
 /* series_memcg.c */
 void pagealloc_series_free_returns_kmem_charge(struct kunit *test);

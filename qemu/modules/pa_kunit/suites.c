@@ -55,6 +55,7 @@ static struct kunit_case pagealloc_series_cases[] = {
 			 pa_policy_mode_params),
 	KUNIT_CASE_PARAM(pagealloc_series_vma_policy_steers_vma_alloc_folio,
 			 pa_vma_policy_params),
+	KUNIT_CASE(pagealloc_series_only_page_cache_writes_spread_dirty_pages),
 	KUNIT_CASE_PARAM(pagealloc_series_free_returns_kmem_charge, pa_free_params),
 	{}
 };
