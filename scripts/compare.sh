@@ -131,6 +131,11 @@ done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" -v showre="$sh
 	cat
 elif [[ $fmt == markdown ]]; then
 	sed 's/|/\\|/g; s/\t/ | /g; s/^/| /; s/$/ |/'
+elif [[ $gap == ' ' ]]; then
+	# A changelog indents the table by two columns: a row that would pass
+	# 75 there (a long name, a wide value and a mark) keeps its '*'
+	# against the change.
+	column -t -s $'\t' -o "$gap" | awk 'length($0) > 73 { sub(/ \*$/, "*") } 1'
 else
 	column -t -s $'\t' -o "$gap"
 fi

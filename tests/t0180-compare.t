@@ -18,6 +18,15 @@ noise() {
 	}' >"$1"
 }
 
+ok "--narrow keeps every row of a changelog table within 75 columns once indented, the mark kept" '
+	n=prof-hackbench-socket-allocator-page &&
+	jq -n --arg n "$n" "{samples: {(\$n): [0.278,0.266,0.262,0.265,0.267], fig1: [1,1,1,1,1]}}" >b.json &&
+	jq -n --arg n "$n" "{samples: {(\$n): [0.312,0.274,0.321,0.319,0.303], fig1: [1,1,1,1,1]}}" >k.json &&
+	compare.sh --narrow before=b.json after=k.json | sed "s/^/  /" >out && cat out &&
+	awk "length(\$0) > 75 { bad = 1 } END { exit bad }" out &&
+	grep -E -- "^  $n .*\\(\\+14\\.28%\\) ?\\*$" out
+'
+
 ok "the p-value of Welch's test is the two-sided Student t tail" '
 	jq -n "{samples: {a: [10,11,12,13,14]}}" >b.json && jq -n "{samples: {a: [12.776,13.776,14.776,15.776,16.776]}}" >k.json &&
 	compare.sh --tsv base=b.json k=k.json >out && cat out &&
