@@ -19,7 +19,7 @@ PROG=t0100
 # in-tree test (92 s a boot under TCG): left out of every commit's boot
 # here, it runs on the tip below.
 ok "make check passes on the base and every commit of the series" '
-	(cd "$T_TOP" && CHECK_MATRIX=0 CHECK_BOOTS="$PLAIN_RUN|$PLAIN_APPEND;kunit,stress|debug_pagealloc=on page_poison=1" \
+	(cd "$T_TOP" && CHECK_MATRIX=0 CHECK_BOOTS="$PLAIN_RUN|$PLAIN_APPEND;$DEBUG_RUN|$DEBUG_APPEND" \
 		scripts/check.sh) >table 2>progress; rc=$?; cat table; test $rc -eq 0 &&
 	n=$(( $(git -C "$KTREE" rev-list --count "$(base_tag)..$BRANCH") + 1 )) &&
 	test "$(grep -cE "^[0-9a-f]{12} .* pass" table)" -eq "$n"

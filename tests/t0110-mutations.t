@@ -10,7 +10,8 @@
 #   also: CASE ERE another case the mutation must fail, and its message
 #                  (one line each: a mutation of shared code breaks several)
 # The same test shows that the case passes on the unmutated target, in the
-# plain boot t0100 makes of every commit (so its result is in the cache).
+# boot t0100 makes of every commit that runs it (plain, or debug for a
+# stress case), so that its result is in the cache.
 # Patch 1 (should_fail_alloc_page() compiled out) keeps every behaviour:
 # its mutation makes the new stub answer "fail" where it must not, and the
 # build matrix guards the configs that keep the real hook.
@@ -71,6 +72,16 @@ prepare_mutants() {
 }
 prepare_mutants
 
+# The boot of the unmutated TARGET that t0100 made and that runs CASE: the
+# plain one, or for a stress case the debug one (tests/lib/plain-boot.sh).
+unmutated_boot() { # CASE TARGET
+	if [[ $1 == *pagealloc_stress_* ]]; then
+		boot.sh --run "$DEBUG_RUN" --append "$DEBUG_APPEND" "$2"
+	else
+		boot.sh --run "$PLAIN_RUN" --append "$PLAIN_APPEND" "$2"
+	fi
+}
+
 # The kills a mutation's .expect asks for, one "CASE ERE" line each.
 expected_kills() {
 	printf '%s %s\n' "$(head -n1 "$1")" "$(sed -n 's/^message: //p' "$1")"
@@ -93,7 +104,7 @@ for m in "$T_TOP"/tests/mutations/*.diff; do
 			[[ $MESSAGE != "$kill" ]] || MESSAGE=''
 			ok "mutation $name on $on makes ${CASE##*.} fail with /$MESSAGE/" '
 				test -n "$T" && test -n "$MESSAGE" &&
-				d0=$(boot.sh --run "$PLAIN_RUN" --append "$PLAIN_APPEND" "$T") &&
+				d0=$(unmutated_boot "$CASE" "$T") &&
 				grep -qE "^ +ok [0-9]+ ${CASE##*.}$" "$d0/results.txt" &&
 				c=$(plant_patch "$T" "mutation: $(basename "$M")" "$M") &&
 				build.sh "$c" >/dev/null &&
