@@ -51,23 +51,38 @@ mutant_run() { # EXPECT
 	if grep -q 'pagealloc_stress_' "$1"; then echo kunit,stress; else echo kunit; fi
 }
 
-# The mutated kernels, built in turn, each booted while the next one
-# builds: a boot takes one core, a build both, and the tests below find
-# every boot in the cache (boot.sh keys it).  Whatever fails here fails
-# again, and is reported, in its test.
-prepare_mutants() {
-	local m on T c ons
+# Every mutation and the target it applies to, "INDEX TARGET MUTATION" a
+# line, in the order of the targets in the series (the base is 0).
+mutant_targets() {
+	local m on i ons
 	for m in "$T_TOP"/tests/mutations/*.diff; do
 		mapfile -t ons < <(sed -n 's/^on: //p' "${m%.diff}.expect")
 		[[ ${#ons[@]} -gt 0 ]] || ons=(base)
 		for on in "${ons[@]}"; do
-			T=$(target_commit "$on" 2>/dev/null) || continue
-			c=$(plant_patch "$T" "mutation: $(basename "$m")" "$m" 2>/dev/null) || continue
-			build.sh "$c" >/dev/null 2>&1 || continue
-			wait
-			boot.sh --run "$(mutant_run "${m%.diff}.expect")" "$c" >/dev/null 2>&1 &
+			i=0
+			[[ $on == base ]] || i=$(printf "%s\n" "${names[@]}" | grep -nxF "$on" | cut -d: -f1)
+			echo "${i:-0} $on $m"
 		done
-	done
+	done | sort -n -s -k1,1
+}
+
+# The mutated kernels, built in turn, each booted while the next one
+# builds: a boot takes one core, a build both, and the tests below find
+# every boot in the cache (boot.sh keys it).  They are built target by
+# target: going from one target to another recompiles what the series
+# changes between them (patch 1 changes a header), going from one
+# mutation to the next of the same target page_alloc.c alone.  Whatever
+# fails here fails again, and is reported, in its test.
+prepare_mutants() {
+	local i on m T c
+	# The list comes on fd 3: nothing run in the loop may read it.
+	while read -r i on m <&3; do
+		T=$(target_commit "$on" 2>/dev/null) || continue
+		c=$(plant_patch "$T" "mutation: $(basename "$m")" "$m" 2>/dev/null) || continue
+		build.sh "$c" >/dev/null 2>&1 || continue
+		wait
+		boot.sh --run "$(mutant_run "${m%.diff}.expect")" "$c" >/dev/null 2>&1 &
+	done 3< <(mutant_targets)
 	wait
 }
 prepare_mutants

@@ -10,6 +10,8 @@
  * is done only when a round leaves the list empty.
  */
 
+#include <linux/fs.h>
+
 #include "pa_kunit.h"
 
 #define PA_DRAIN_ORDER	(MAX_ORDER - 1)
@@ -91,6 +93,34 @@ static long pa_free_block_fn(void *arg)
 	return 0;
 }
 
+/*
+ * pcp->high, from the zone's low watermark by default, can be below the
+ * pages the case parks: freeing past it flushes the oldest of them, the
+ * more so the more other pages sit on the lists.  A fraction of 8, the
+ * least the sysctl takes, lets one CPU's lists hold an eighth of the
+ * zone.  Reads the old value into OLD (LEN bytes) and writes VAL.
+ */
+#define PA_HIGH_FRACTION	"/proc/sys/vm/percpu_pagelist_high_fraction"
+
+static int pa_high_fraction_swap(const char *val, char *old, size_t len)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(PA_HIGH_FRACTION, O_RDWR, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, old, len - 1, &pos);
+	if (n >= 0) {
+		old[n] = '\0';
+		pos = 0;
+		n = kernel_write(f, val, strlen(val), &pos);
+	}
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
 /* Take the blocks, each split into pages; false if one cannot be had. */
 static bool pa_parked_take(struct pa_parked *p, int nid)
 {
@@ -146,23 +176,31 @@ static void pa_park_and_take_back(struct pa_parked *p)
  * then more than one round of a drain on this one, and take blocks back
  * with alloc_contig_range(): its drain must leave no page of them on any
  * CPU's list.  The case may sleep but stays on this CPU, so that the
- * pages freed here and the drains asked for here meet one list.
+ * pages freed here and the drains asked for here meet one list.  A drain
+ * empties the order-0 movable list from its oldest page, so LAST, freed
+ * last, is what a drain that stops after one round leaves behind.
  */
 void pagealloc_isolation_drains_pcp_lists_of_every_cpu(struct kunit *test)
 {
 	struct pa_parked p = { };
-	int b, i, nid;
+	char fraction[16], scratch[16];
+	int b, i, nid, swapped, restored = 0;
 
+	swapped = pa_high_fraction_swap("8", fraction, sizeof(fraction));
 	migrate_disable();
 	p.cpu[0] = smp_processor_id();
 	p.cpu[1] = cpumask_any_but(cpu_online_mask, p.cpu[0]);
 	nid = cpu_to_mem(p.cpu[0]);
-	if (p.cpu[1] < nr_cpu_ids)
+	if (p.cpu[1] < nr_cpu_ids && !swapped)
 		p.taken = pa_parked_take(&p, nid);
 	if (p.taken)
 		pa_park_and_take_back(&p);
 	migrate_enable();
+	if (!swapped)
+		restored = pa_high_fraction_swap(fraction, scratch, sizeof(scratch));
 
+	KUNIT_ASSERT_EQ_MSG(test, swapped, 0, "writing 8 to %s", PA_HIGH_FRACTION);
+	KUNIT_ASSERT_EQ_MSG(test, restored, 0, "restoring %s", PA_HIGH_FRACTION);
 	KUNIT_ASSERT_LT_MSG(test, p.cpu[1], (int)nr_cpu_ids, "a second CPU online");
 	KUNIT_ASSERT_TRUE_MSG(test, p.taken, "no %lu free pages in one block on node %d",
 			      PA_DRAIN_PAGES, nid);
@@ -180,8 +218,9 @@ void pagealloc_isolation_drains_pcp_lists_of_every_cpu(struct kunit *test)
 	KUNIT_ASSERT_GT_MSG(test, p.parked[PA_BEFORE_1][1], 0UL, "no page parked on CPU %d",
 			    p.cpu[1]);
 #ifdef CONFIG_PCP_BATCH_SCALE_MAX
-	KUNIT_ASSERT_GT_MSG(test, p.count, p.batch << CONFIG_PCP_BATCH_SCALE_MAX,
-			    "CPU %d's list within one round of a drain", p.cpu[0]);
+	KUNIT_ASSERT_GT_MSG(test, p.parked[PA_BEFORE_2][0],
+			    (unsigned long)p.batch << CONFIG_PCP_BATCH_SCALE_MAX,
+			    "CPU %d's parked pages within one round of a drain", p.cpu[0]);
 #endif
 	/* Assertions: a case's log keeps 512 bytes, the first failure's. */
 	for (i = 0; i < 2; i++) {
