@@ -51,18 +51,22 @@ mutant_run() { # EXPECT
 	if grep -q 'pagealloc_stress_' "$1"; then echo kunit,stress; else echo kunit; fi
 }
 
+# The targets an .expect names, one a line: its "on:" lines, or the base.
+targets_of() { # EXPECT
+	grep -q '^on: ' "$1" || { echo base; return; }
+	sed -n 's/^on: //p' "$1"
+}
+
 # Every mutation and the target it applies to, "INDEX TARGET MUTATION" a
 # line, in the order of the targets in the series (the base is 0).
 mutant_targets() {
-	local m on i ons
+	local m on i
 	for m in "$T_TOP"/tests/mutations/*.diff; do
-		mapfile -t ons < <(sed -n 's/^on: //p' "${m%.diff}.expect")
-		[[ ${#ons[@]} -gt 0 ]] || ons=(base)
-		for on in "${ons[@]}"; do
+		while read -r on; do
 			i=0
 			[[ $on == base ]] || i=$(printf "%s\n" "${names[@]}" | grep -nxF "$on" | cut -d: -f1)
 			echo "${i:-0} $on $m"
-		done
+		done < <(targets_of "${m%.diff}.expect")
 	done | sort -n -s -k1,1
 }
 
@@ -109,8 +113,7 @@ for m in "$T_TOP"/tests/mutations/*.diff; do
 	RUN=$(mutant_run "$expect")
 	export M=$m CASE MESSAGE RUN
 	mapfile -t kills < <(expected_kills "$expect")
-	mapfile -t ons < <(sed -n 's/^on: //p' "$expect")
-	[[ ${#ons[@]} -gt 0 ]] || ons=(base)
+	mapfile -t ons < <(targets_of "$expect")
 	for on in "${ons[@]}"; do
 		T=$(target_commit "$on") || T=''
 		export T
