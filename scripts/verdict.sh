@@ -95,6 +95,10 @@ finished=$(grep -c '^PA-END' "$results" || true)
 # isa-debug-exit turns the guest's byte v into QEMU status 2v+1.
 if [[ $status -eq 124 || $status -eq 137 ]]; then
 	verdict=hang reason="no verdict within the time limit; last console line: $(tail -n1 "$console")"
+elif stopped=$(grep -m1 'terminating on signal' "$dir/qemu.out" 2>/dev/null); then
+	# Killed from outside, not by the time limit: QEMU exits 0 and the
+	# guest's log ends wherever it was.  Nothing is known of the kernel.
+	verdict=infra reason="QEMU was stopped from outside: $stopped"
 elif [[ -n $matched ]]; then
 	verdict=failed reason="console: $(head -n1 <<<"$matched")"
 elif [[ $status -eq 3 || -n $guest_fail || $nfail -gt 0 ]]; then

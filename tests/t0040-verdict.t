@@ -134,6 +134,14 @@ ok "a timeout is a hang, with the last console line" '
 	jq -r .reason b/verdict.json | must_say "still here" /dev/stdin
 '
 
+ok "QEMU stopped from outside mid-run is an infrastructure failure, whatever the guest printed" '
+	kunit_src && boot_dir "    not ok 2 - b\n" "PA-BEGIN 6.1 cpus=2 run=[kunit] provoke=[]\n" &&
+	echo "qemu-system-x86_64: terminating on signal 15 from pid 42 (pkill)" >b/qemu.out &&
+	test "$(verdict.sh b 0 10.3)" = infra && jq -r .reason b/verdict.json | must_say "stopped from outside: .*signal 15" /dev/stdin &&
+	echo "qemu-system-x86_64: terminating on signal 15 from pid 42 (timeout)" >b/qemu.out &&
+	test "$(verdict.sh b 124 40)" = hang
+'
+
 ok "QEMU ending without a guest verdict is an infrastructure failure" '
 	boot_dir "" "" && test "$(verdict.sh b 1 0.1)" = infra &&
 	boot_dir "qemu: could not load kernel" "" && test "$(verdict.sh b 1 0.1)" = infra
