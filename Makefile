@@ -83,8 +83,9 @@ bisect: deps
 mail: deps
 	@$(S)/mail.sh $(REROLL)
 
+# The base's cold build starts beside the fixture tests (warm-base.sh).
 test: deps
-	@prove -v --timer tests/
+	@$(if $(SKIP_KERNEL),,$(S)/warm-base.sh &) prove -v --timer tests/
 
 test-fast: deps
 	@SKIP_KERNEL=1 prove tests/

@@ -45,14 +45,18 @@ mapfile -t series_c < <(kgit diff --name-only "$(base_tag 2>/dev/null)" "$BRANCH
 key=$( { kgit rev-parse "$commit^{tree}"; cat "${config_inputs[@]}" "$TOP"/scripts/build.sh "${intree[@]}";
 	printf '%s\n' "${series_c[@]}";
 	find "${mods[@]}" -type f -print0 | sort -z | xargs -0 -r cat; } | sha1sum | cut -c1-16)
-if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
+cached() { [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; }
+report_cached() {
 	say "$(short "$commit"): build cached ($(jq -r .status "$out/build.json"))"
 	[[ $(jq -r .status "$out/build.json") == ok ]]
-	exit
-fi
+}
+cached && { report_cached; exit; }
 
 mkdir -p "$out"
 take_build_lock
+# The job we waited for may have built this very commit (make test's
+# warm-base.sh builds the base while the fixture tests run).
+cached && { report_cached; exit; }
 
 head=$(kgit rev-parse HEAD)
 if [[ $head != "$commit" ]]; then

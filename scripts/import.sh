@@ -11,10 +11,12 @@ tag=base/$version
 tag=${tag//\~/_}
 tag=${tag//:/_}
 
-if [[ -d $KTREE/.git ]] && kgit rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
-	say "base $tag already imported in $KTREE"
-	exit 0
-fi
+imported() { [[ -d $KTREE/.git ]] && kgit rev-parse -q --verify "refs/tags/$tag" >/dev/null; }
+imported && { say "base $tag already imported in $KTREE"; exit 0; }
+# Two imports at once would both tag and check out: the second waits, and
+# finds the first one's work.
+take_build_lock
+imported && { say "base $tag imported in $KTREE meanwhile"; exit 0; }
 
 mkdir -p "$KTREE"
 [[ -d $KTREE/.git ]] || git init -q -b main "$KTREE"

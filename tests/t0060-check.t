@@ -55,6 +55,15 @@ ok "the boots of one commit run while the next one builds, and the rows keep the
 
 # Configuring costs an incremental build a fifth of its time; a commit
 # whose Kconfig files are those of the last one keeps its .config.
+ok "a build that waited for another job on the tree finds the commit built meanwhile and builds nothing" '
+	setup && replay.sh >/dev/null 2>&1 && b=$(git -C work/linux rev-parse base/1.0-1) &&
+	exec 8>work/build.lock && flock 8 && { build.sh "$b" >waiter.out 2>&1 & } &&
+	for _ in $(seq 100); do grep -q "waiting for another job" waiter.out && break; sleep 0.2; done &&
+	PAGEALLOC_LOCKED=1 build.sh "$b" >/dev/null 2>&1 && : >make.log && flock -u 8 && wait $! &&
+	cat waiter.out && must_say "waiting for another job" waiter.out && must_say "build cached \(ok\)" waiter.out &&
+	test ! -s make.log
+'
+
 ok "a commit that changes no Kconfig file is not configured again, one that does is" '
 	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
 	check.sh >/dev/null 2>&1 && test "$(grep -c "^make allnoconfig" make.log)" = 1 &&
