@@ -53,8 +53,6 @@ ok "the boots of one commit run while the next one builds, and the rows keep the
 	grep -oE "\(base\)|mm: one|mm: two" table | paste -sd, - | grep -qx "(base),mm: one,mm: two"
 '
 
-# Configuring costs an incremental build a fifth of its time; a commit
-# whose Kconfig files are those of the last one keeps its .config.
 ok "a build that waited for another job on the tree finds the commit built meanwhile and builds nothing" '
 	setup && replay.sh >/dev/null 2>&1 && b=$(git -C work/linux rev-parse base/1.0-1) &&
 	exec 8>work/build.lock && flock 8 && { build.sh "$b" >waiter.out 2>&1 & } &&
@@ -64,6 +62,8 @@ ok "a build that waited for another job on the tree finds the commit built meanw
 	test ! -s make.log
 '
 
+# Configuring costs an incremental build a fifth of its time; a commit
+# whose Kconfig files are those of the last one keeps its .config.
 ok "a commit that changes no Kconfig file is not configured again, one that does is" '
 	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
 	check.sh >/dev/null 2>&1 && test "$(grep -c "^make allnoconfig" make.log)" = 1 &&
