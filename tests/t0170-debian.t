@@ -121,4 +121,16 @@ ok "BENCH_DEBIAN=0 leaves Debian's column out" '
 	! grep -q debian table && must_say "^alloc-o0-pair-z0 " table
 '
 
+# A failed boot's verdict is kept (boot.sh), so the family that passes
+# after is another one.
+ok "one failed boot of a family fails the measurement, names the boot, and keeps no figures" '
+	bench_setup && base=$(git -C work/linux rev-parse base/6.1.900-1) &&
+	! FAKE_QEMU_PANIC_IF=" pa.pad=aa " BENCH_K=3 measure.sh "$base" >path 2>err &&
+	must_say "benchmark boot 2 \(pa.pad=aa\): .*panic" err &&
+	must_say "boot 2 of 3 failed" err &&
+	! ls work/results-bench/*/bench-*.json 2>/dev/null &&
+	BENCH_PAD_CHAR=b BENCH_K=3 measure.sh "$base" >path 2>/dev/null &&
+	test "$(jq ".runs" "$(cat path)")" -eq 3
+'
+
 done_testing
