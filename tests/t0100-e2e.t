@@ -34,6 +34,7 @@ boot_tip_as() {
 	intree) boot_tip --run intree ;;
 	hang) T=40 boot_tip --run "" --append pa.provoke=hang ;;
 	badfree-*) boot_tip --run "" --append "pa.provoke=badfree init_on_alloc=0 ${1#badfree-}" ;;
+	badpcp) boot_tip --run "" --append "pa.provoke=badfree-pcp init_on_alloc=0 debug_pagealloc=on" ;;
 	*) boot_tip --run "" --append "pa.provoke=$1" ;;
 	esac
 }
@@ -43,7 +44,7 @@ boot_tip_as() {
 # initramfs is made first, not by two boots at once.
 "$T_TOP/qemu/mkinitramfs.sh" >/dev/null 2>&1
 { for b in intree fail; do boot_tip_as $b; done; } >/dev/null 2>&1 &
-{ for b in panic hang warn nofail oversized badfree-debug_pagealloc=on badfree-page_poison=1; do
+{ for b in panic hang warn nofail oversized badfree-debug_pagealloc=on badfree-page_poison=1 badpcp; do
 	boot_tip_as $b; done; } >/dev/null 2>&1 &
 
 # The guest's C code (KUnit suites, benchmark modules, guest programs)
@@ -121,6 +122,18 @@ for opt in debug_pagealloc=on page_poison=1; do
 		test "$(grep -c "nonzero mapcount" why)" -eq 2
 	'
 done
+
+# An order-0 page goes to a pcp list.  Without DEBUG_VM, debug_pagealloc
+# has it checked as it is freed (free_pcp_prepare()), so the report's
+# backtrace runs through the module's own free, not through a later
+# drain (free_pcppages_bulk) or an allocation that met the page.
+ok "with debug_pagealloc=on an order-0 page freed while still mapped is reported by its own free" '
+	d=$(boot_tip_as badpcp); test $? -ne 0 &&
+	jq -r ".matched[0]" "$d/verdict.json" | must_say "^BUG: Bad page state in process insmod" /dev/stdin &&
+	must_say "page dumped because: nonzero mapcount" "$d/console.log" &&
+	sed -n "/BUG: Bad page state/,/<\/TASK>/p" "$d/console.log" >trace && cat trace &&
+	must_say "provoke_(init|bad_pcp_free)\+" trace && ! grep -q "free_pcppages_bulk\|get_page_from_freelist" trace
+'
 
 ok "a failing KUnit case fails the boot and is named" '
 	d=$(boot_tip_as fail); test $? -ne 0 &&

@@ -27,6 +27,11 @@ module_param(badfree, bool, 0444);
 MODULE_PARM_DESC(badfree,
 		 "with page poisoning or debug_pagealloc on, free an order-4 block whose first two pages are still mapped; the allocator must report both");
 
+static bool badfree_pcp;
+module_param(badfree_pcp, bool, 0444);
+MODULE_PARM_DESC(badfree_pcp,
+		 "with debug_pagealloc on, free an order-0 page that is still mapped; the free itself must report it, before the page reaches a pcp list");
+
 /*
  * Order 4 is past the pcp lists, so the block is checked as it is freed:
  * its tail pages first, then its head.  A page found bad is reported and
@@ -53,6 +58,29 @@ static void provoke_bad_free(void)
 	__free_pages(page, order);
 }
 
+/*
+ * An order-0 page goes to a pcp list.  Without DEBUG_VM, only
+ * debug_pagealloc has it checked there, as it is freed: the report's
+ * backtrace then runs through the free, not through a later drain or
+ * allocation.
+ */
+static void provoke_bad_pcp_free(void)
+{
+	struct page *page;
+
+	if (!debug_pagealloc_enabled()) {
+		pr_err("pa_provoke: badfree_pcp needs debug_pagealloc=on\n");
+		return;
+	}
+	page = alloc_page(GFP_KERNEL);
+	if (!page) {
+		pr_err("pa_provoke: no page to free\n");
+		return;
+	}
+	atomic_inc(&page->_mapcount);
+	__free_page(page);
+}
+
 static int __init provoke_init(void)
 {
 	unsigned int i;
@@ -65,6 +93,8 @@ static int __init provoke_init(void)
 	}
 	if (badfree)
 		provoke_bad_free();
+	if (badfree_pcp)
+		provoke_bad_pcp_free();
 	if (nofail_order) {
 		struct page *page = alloc_pages(GFP_KERNEL | __GFP_NOFAIL, nofail_order);
 
