@@ -244,6 +244,7 @@ void pagealloc_series_only_page_cache_writes_spread_dirty_pages(struct kunit *te
 
 /* series_memcg.c */
 void pagealloc_series_free_returns_kmem_charge(struct kunit *test);
+void pagealloc_series_free_clears_stray_mlock(struct kunit *test);
 const void *pa_free_params(const void *prev, char *desc);
 
 #endif

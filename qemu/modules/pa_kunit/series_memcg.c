@@ -2,12 +2,15 @@
 /*
  * The series suite: what a free takes back besides the page.
  * free-pages-prepare-page-is-its-folio changes how free_pages_prepare()
- * finds the memcg kmem charge of the block it frees.
+ * finds the memcg kmem charge of the block it frees;
+ * free-pages-prepare-rare-cases-out-of-line moves its clean-up of a page
+ * freed still mlocked out of line.
  */
 
 #include <linux/memcontrol.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
+#include <linux/vmstat.h>
 
 #include "pa_kunit.h"
 
@@ -112,4 +115,52 @@ void pagealloc_series_free_returns_kmem_charge(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, data, 0UL,
 			    "order-%u block freed with its kmem charge (memcg_data %#lx)",
 			    kind->order, data);
+}
+
+/* ---- free-pages-prepare-rare-cases-out-of-line ------------------------- */
+
+/* UNEVICTABLE_PGCLEARED events so far, summed over every CPU. */
+static unsigned long pa_pgcleared(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(vm_event_states, cpu).event[UNEVICTABLE_PGCLEARED];
+	return sum;
+}
+
+/*
+ * A block can reach the allocator still mlocked when truncation or hole
+ * punching raced with munlock.  Its free must give its pages back to the
+ * zone's NR_MLOCK and count them as UNEVICTABLE_PGCLEARED, or the zone
+ * goes on counting as mlocked memory that is free.  The block is marked
+ * and counted as mlock accounting would have left it, in each function
+ * free_pages_prepare() is inlined into.
+ */
+void pagealloc_series_free_clears_stray_mlock(struct kunit *test)
+{
+	const struct pa_free_kind *kind = test->param_value;
+	gfp_t gfp = PA_GFP_TRY | (kind->order ? __GFP_COMP : 0);
+	long nr = 1L << kind->order, mlocked, given_back;
+	unsigned long cleared;
+	struct zone *zone;
+	struct page *page;
+
+	page = alloc_pages(gfp, kind->order);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "no order-%u block", kind->order);
+	zone = page_zone(page);
+	SetPageMlocked(page);
+	mod_zone_page_state(zone, NR_MLOCK, nr);
+	mlocked = zone_page_state_snapshot(zone, NR_MLOCK);
+	cleared = pa_pgcleared();
+
+	pa_free_as(kind, page);
+
+	given_back = mlocked - zone_page_state_snapshot(zone, NR_MLOCK);
+	cleared = pa_pgcleared() - cleared;
+	/* One short report: a case's debugfs log holds 512 bytes. */
+	KUNIT_ASSERT_TRUE_MSG(test, given_back == nr && cleared == nr,
+			      "order-%u mlocked block freed: NR_MLOCK -%ld, unevictable_pgs_cleared +%lu, of %ld",
+			      kind->order, given_back, cleared, nr);
 }

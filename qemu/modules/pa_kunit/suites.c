@@ -57,6 +57,7 @@ static struct kunit_case pagealloc_series_cases[] = {
 			 pa_vma_policy_params),
 	KUNIT_CASE(pagealloc_series_only_page_cache_writes_spread_dirty_pages),
 	KUNIT_CASE_PARAM(pagealloc_series_free_returns_kmem_charge, pa_free_params),
+	KUNIT_CASE_PARAM(pagealloc_series_free_clears_stray_mlock, pa_free_params),
 	{}
 };
 
