@@ -81,8 +81,8 @@ mutant_targets() {
 # live only in the boot that names it with pa_mutant=; two that touch
 # the same lines cannot share, so each goes into the first kernel of its
 # target it applies to.  A plain mutation gets a kernel of its own.
-# A build costs 25 s of both cores, a boot 18 s of one: the 30 mutations
-# take 13 kernels in place of 30.
+# A build costs 25 s of both cores, a boot 18 s of one: the 31 mutations
+# take 13 kernels in place of 31.
 #   kernel[NAME@TARGET]  the group it is in (its kernel is tip[GROUP])
 #   append[NAME@TARGET]  its boot's pa_mutant=, empty for a plain one
 #   groups               the groups, in build order
