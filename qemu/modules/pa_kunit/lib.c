@@ -249,7 +249,8 @@ void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int o
 
 /* Counters. */
 
-static unsigned long pa_event(enum vm_event_item item)
+/* A VM event, summed over the CPUs. */
+unsigned long pa_event(enum vm_event_item item)
 {
 	unsigned long sum = 0;
 	int cpu;

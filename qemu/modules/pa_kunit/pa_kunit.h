@@ -155,6 +155,7 @@ void pa_block_kind_desc(const struct pa_block_kind *kind, char *desc);
 struct page *pa_alloc_atomic(struct zone *zone, unsigned int order, int mt);
 struct zone *pa_local_zone(void);
 void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int order, int highidx);
+unsigned long pa_event(enum vm_event_item item);
 unsigned long pa_alloc_stalls(void);
 unsigned long pa_slow_path_events(void);
 unsigned long pa_pgalloc_events(void);

@@ -10,7 +10,6 @@
 #include <linux/memcontrol.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
-#include <linux/vmstat.h>
 
 #include "pa_kunit.h"
 
@@ -119,17 +118,6 @@ void pagealloc_series_free_returns_kmem_charge(struct kunit *test)
 
 /* ---- free-pages-prepare-rare-cases-out-of-line ------------------------- */
 
-/* UNEVICTABLE_PGCLEARED events so far, summed over every CPU. */
-static unsigned long pa_pgcleared(void)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(vm_event_states, cpu).event[UNEVICTABLE_PGCLEARED];
-	return sum;
-}
-
 /*
  * A block can reach the allocator still mlocked when truncation or hole
  * punching raced with munlock.  Its free must give its pages back to the
@@ -153,12 +141,12 @@ void pagealloc_series_free_clears_stray_mlock(struct kunit *test)
 	SetPageMlocked(page);
 	mod_zone_page_state(zone, NR_MLOCK, nr);
 	mlocked = zone_page_state_snapshot(zone, NR_MLOCK);
-	cleared = pa_pgcleared();
+	cleared = pa_event(UNEVICTABLE_PGCLEARED);
 
 	pa_free_as(kind, page);
 
 	given_back = mlocked - zone_page_state_snapshot(zone, NR_MLOCK);
-	cleared = pa_pgcleared() - cleared;
+	cleared = pa_event(UNEVICTABLE_PGCLEARED) - cleared;
 	/* One short report: a case's debugfs log holds 512 bytes. */
 	KUNIT_ASSERT_TRUE_MSG(test, given_back == nr && cleared == nr,
 			      "order-%u mlocked block freed: NR_MLOCK -%ld, unevictable_pgs_cleared +%lu, of %ld",
