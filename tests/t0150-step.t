@@ -39,6 +39,22 @@ ok "the counts by function add up to the total and name the allocator" '
 	grep -qw free_unref_page "$bdir/steps-__free_pages.txt" &&
 	must_fail within 300 400 3
 '
+# A machine with a cpuset and tasks in a memcg, as under systemd or docker:
+# the allocation filters the zonelist by the task's mems_allowed and
+# charges __GFP_ACCOUNT pages to the memcg, the free uncharges them.  The
+# variant's counts go to a directory of their own, leaving the default's.
+ok "with a cpuset and __GFP_ACCOUNT the stepped paths walk the nodemask and charge the memcg, kept apart" '
+	plain=$bdir/steps-alloc_pages.txt && before=$(total "$plain") &&
+	STEP_AS=live STEP_APPEND=pa.cpuset=on STEP_BENCH=orders=0+batches=0+loops=1000000+account=1 \
+		step-fastpath.sh "$base" >/dev/null &&
+	a=$bdir/live/steps-alloc_pages.txt && f=$bdir/live/steps-__free_pages.txt &&
+	note "alloc: $before plain, $(total "$a") with a cpuset and __GFP_ACCOUNT" &&
+	grep -qw __next_zones_zonelist "$a" && grep -qw __memcg_kmem_charge_page "$a" &&
+	grep -qw __memcg_kmem_uncharge_page "$f" &&
+	! grep -qw -e __next_zones_zonelist -e __memcg_kmem_charge_page "$plain" &&
+	test "$(total "$plain")" -eq "$before" &&
+	{ compare-steps.sh plain="$bdir" live="$bdir/live" >/dev/null; test $? -eq 1; }
+'
 # account-pcp-drain-once takes the NR_FREE_PAGES update of each page a
 # drain returns out of the loop under zone->lock: one call of
 # __mod_zone_page_state() a drain instead of one a page.  (How much buddy

@@ -115,6 +115,12 @@ static bool zero;
 module_param(zero, bool, 0444);
 MODULE_PARM_DESC(zero, "Add __GFP_ZERO to the allocations (default 0)");
 
+/* A systemd system charges pipe buffers, page tables and the like to a memcg. */
+static bool account;
+module_param(account, bool, 0444);
+MODULE_PARM_DESC(account,
+		 "Add __GFP_ACCOUNT: charge the pages to the loader's memcg (default 0)");
+
 static unsigned int extra_work;
 module_param(extra_work, uint, 0444);
 MODULE_PARM_DESC(extra_work,
@@ -510,7 +516,8 @@ static int pa_setup(struct pa_ctx *c)
 	unsigned int want;
 	int i;
 
-	c->gfp = GFP_KERNEL | __GFP_NOWARN | (zero ? __GFP_ZERO : 0);
+	c->gfp = GFP_KERNEL | __GFP_NOWARN | (zero ? __GFP_ZERO : 0) |
+		 (account ? __GFP_ACCOUNT : 0);
 
 	c->max_batch = 1;
 	for (i = 0; i < nr_batches; i++)

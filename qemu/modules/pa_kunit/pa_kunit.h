@@ -222,6 +222,7 @@ const void *pa_refill_params(const void *prev, char *desc);
 void pagealloc_series_pcp_trims_keep_free_count_exact(struct kunit *test);
 void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test);
 void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kunit *test);
+void pagealloc_series_pcp_locked_goes_round_the_list(struct kunit *test);
 
 /* series_capture.c */
 void pagealloc_series_captured_drain_page_keeps_free_count_exact(struct kunit *test);

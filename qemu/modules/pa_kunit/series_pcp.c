@@ -4,7 +4,8 @@
  * served in list order (the guard of the dropped
  * check-pcp-refill-after-unlock), and account-pcp-drain-once keeps
  * NR_FREE_PAGES exact across trims and drains, drains into an isolated
- * pageblock included.
+ * pageblock included.  With the pcp lock held, an allocation and a free
+ * go round the list and leave the preempt count as they found it.
  */
 
 #include "pa_kunit.h"
@@ -411,4 +412,79 @@ void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kun
 	KUNIT_ASSERT_EQ_MSG(test, c.off - off_before, 0L,
 			    "NR_FREE_PAGES of %s off its free lists by %ld at the end",
 			    c.zone->name, c.off - off_before);
+}
+
+/* ---- the pcp trylock -------------------------------------------------- */
+
+/*
+ * An interrupt that allocates while the task it interrupted holds this
+ * CPU's pcp lock must be served all the same: the trylock fails and the
+ * request goes round the pcp list, to the buddy lists, as does a free.
+ * Neither may touch the list, and each must leave the preempt count as
+ * it found it, on that path and on the ordinary one (the pcp-lock
+ * candidate takes the lock without spin_trylock()'s own preempt round
+ * trip, so both paths must balance the pin by themselves).
+ */
+struct pa_locked {
+	struct zone *zone;
+	bool got;		/* the allocation under the held lock succeeded */
+	int count_moved;	/* pcp->count change across it and its free */
+	int locked_moved;	/* preempt count change, lock held */
+	int plain_moved;	/* preempt count change, lock free */
+};
+
+/*
+ * Allocate and free one order-0 page of @zone: the change of the preempt
+ * count, which is then given back, so that the CPU runs on after a path
+ * that broke it.
+ */
+static int pa_pair_preempt_moved(struct zone *zone, bool *got)
+{
+	int depth = preempt_count();
+	struct page *page = pa_alloc_atomic(zone, 0, MIGRATE_UNMOVABLE);
+	int moved, n;
+
+	*got = page;
+	if (page)
+		__free_page(page);
+	moved = preempt_count() - depth;
+	for (n = moved; n > 0; n--)
+		preempt_enable();
+	for (n = moved; n < 0; n++)
+		preempt_disable();
+	return moved;
+}
+
+static int pa_locked_fn(void *arg)
+{
+	struct pa_locked *l = arg;
+	struct per_cpu_pages *pcp;
+	bool got;
+	int count;
+
+	l->zone = pa_roomy_zone(0);
+	if (!l->zone)
+		return 0;
+	pcp = this_cpu_ptr(l->zone->per_cpu_pageset);
+
+	l->plain_moved = pa_pair_preempt_moved(l->zone, &got);
+
+	spin_lock(&pcp->lock);
+	count = pcp->count;
+	l->locked_moved = pa_pair_preempt_moved(l->zone, &l->got);
+	l->count_moved = pcp->count - count;
+	spin_unlock(&pcp->lock);
+	return 0;
+}
+
+void pagealloc_series_pcp_locked_goes_round_the_list(struct kunit *test)
+{
+	struct pa_locked l = { };
+
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_locked_fn, &l, NULL), 0);
+	if (!l.zone)
+		kunit_skip(test, "no zone has free memory to spare");
+	KUNIT_EXPECT_TRUE_MSG(test, l.got && !l.count_moved && !l.locked_moved && !l.plain_moved,
+			      "pcp locked: got %d, count %+d, preempt %+d; unlocked: preempt %+d",
+			      l.got, l.count_moved, l.locked_moved, l.plain_moved);
 }

@@ -49,6 +49,7 @@ static struct kunit_case pagealloc_series_cases[] = {
 	KUNIT_CASE(pagealloc_series_captured_drain_page_keeps_free_count_exact),
 	KUNIT_CASE(pagealloc_series_page_list_free_returns_hot_pages),
 	KUNIT_CASE(pagealloc_series_bulk_pages_are_allocated),
+	KUNIT_CASE(pagealloc_series_pcp_locked_goes_round_the_list),
 	KUNIT_CASE(pagealloc_series_concurrent_refill_and_drain_balance),
 	KUNIT_CASE(pagealloc_series_task_policy_still_steers_alloc_pages),
 	KUNIT_CASE_PARAM(pagealloc_series_task_policy_modes_steer_alloc_pages,
