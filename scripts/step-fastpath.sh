@@ -19,6 +19,7 @@ DEFAULT_KFLAVOR=bench
 
 rev=${1:?usage: step-fastpath.sh REV}
 resolve_kernel "$rev"
+[[ ${STEP_AS:-} != */* ]] || die "STEP_AS=$STEP_AS: a name, not a path"
 out=$K_DIR${STEP_AS:+/$STEP_AS}
 mkdir -p "$out"
 # compare-steps.sh sizes the functions from the directory's System.map.
@@ -30,7 +31,7 @@ show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 # The guest's init is part of the request too: its image's name is its key.
 initrd=$("$TOP/qemu/mkinitramfs.sh") || die "could not make the guest's initramfs"
-key=$( { cat "$K_DIR/build.key" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
+key=$( { cat "$K_DIR/build.key" "$0" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
 	echo "${initrd##*/} $funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-} ${STEP_APPEND:-}"; env | grep '^STEP_COND_' | sort || true; } | sha1sum | cut -c1-16)
 keyfile=$out/steps.key
 [[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
@@ -54,14 +55,14 @@ status=$?
 # A guest step that failed before the calls (a cgroup controller the
 # kernel lacks, say) leaves counts of another set-up than the one asked
 # for.  Read while the boot still runs: killed, it takes its files along.
-guest_fail=$(cat "$tmp"/boot.tmp.*/results.txt 2>/dev/null | grep -m1 '^PA-FAIL' || true)
+guest_fail=$(cat "$tmp"/boot.tmp.*/results.txt 2>/dev/null | tr -d '\r' | grep -m1 '^PA-FAIL' || true)
 kill "$boot" 2>/dev/null || true
 wait "$boot" 2>/dev/null || true
+[[ -z $guest_fail ]] || die "$K_NAME: the guest failed before the stepped calls: ${guest_fail#PA-FAIL }"
 for f in $funcs; do
 	[[ $status -eq 0 && -f $tmp/steps-$f.txt ]] ||
 		die "$K_NAME: stepping $f failed: $(grep -m1 -E 'step-fastpath:|Error|error' "$tmp/gdb.log" || tail -n1 "$tmp/gdb.log")"
 done
-[[ -z $guest_fail ]] || die "$K_NAME: the guest failed before the stepped calls: ${guest_fail#PA-FAIL }"
 mv "$tmp"/steps-*.txt "$tmp"/steps-*.args "$out/"
 echo "$key" >"$keyfile"
 show

@@ -53,7 +53,8 @@ ok "with a cpuset and __GFP_ACCOUNT the stepped paths walk the nodemask and char
 	grep -qw __memcg_kmem_uncharge_page "$f" &&
 	! grep -qw -e __next_zones_zonelist -e __memcg_kmem_charge_page "$plain" &&
 	test "$(total "$plain")" -eq "$before" &&
-	{ compare-steps.sh plain="$bdir" live="$bdir/live" >/dev/null; test $? -eq 1; }
+	{ compare-steps.sh plain="$bdir" live="$bdir/live" >cmp 2>&1; test $? -eq 1; } &&
+	must_say "differ on the functions marked" cmp
 '
 # account-pcp-drain-once takes the NR_FREE_PAGES update of each page a
 # drain returns out of the loop under zone->lock: one call of

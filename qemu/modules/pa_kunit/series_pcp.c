@@ -427,6 +427,7 @@ void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kun
  */
 struct pa_locked {
 	struct zone *zone;
+	bool got_plain;		/* the allocation with the lock free succeeded */
 	bool got;		/* the allocation under the held lock succeeded */
 	int count_moved;	/* pcp->count change across it and its free */
 	int locked_moved;	/* preempt count change, lock held */
@@ -459,7 +460,6 @@ static int pa_locked_fn(void *arg)
 {
 	struct pa_locked *l = arg;
 	struct per_cpu_pages *pcp;
-	bool got;
 	int count;
 
 	l->zone = pa_roomy_zone(0);
@@ -467,7 +467,7 @@ static int pa_locked_fn(void *arg)
 		return 0;
 	pcp = this_cpu_ptr(l->zone->per_cpu_pageset);
 
-	l->plain_moved = pa_pair_preempt_moved(l->zone, &got);
+	l->plain_moved = pa_pair_preempt_moved(l->zone, &l->got_plain);
 
 	spin_lock(&pcp->lock);
 	count = pcp->count;
@@ -480,11 +480,19 @@ static int pa_locked_fn(void *arg)
 void pagealloc_series_pcp_locked_goes_round_the_list(struct kunit *test)
 {
 	struct pa_locked l = { };
+	bool ok;
 
+	/*
+	 * A UP trylock always succeeds, and PREEMPT_RT's pcp lock sleeps,
+	 * which stop_machine()'s callback may not.
+	 */
+	if (!IS_ENABLED(CONFIG_SMP) || IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "needs an SMP kernel without PREEMPT_RT");
 	KUNIT_ASSERT_EQ(test, stop_machine(pa_locked_fn, &l, NULL), 0);
 	if (!l.zone)
 		kunit_skip(test, "no zone has free memory to spare");
-	KUNIT_EXPECT_TRUE_MSG(test, l.got && !l.count_moved && !l.locked_moved && !l.plain_moved,
-			      "pcp locked: got %d, count %+d, preempt %+d; unlocked: preempt %+d",
-			      l.got, l.count_moved, l.locked_moved, l.plain_moved);
+	ok = l.got && l.got_plain && !l.count_moved && !l.locked_moved && !l.plain_moved;
+	KUNIT_EXPECT_TRUE_MSG(test, ok,
+			      "pcp locked: got %d, count %+d, preempt %+d; unlocked: got %d, preempt %+d",
+			      l.got, l.count_moved, l.locked_moved, l.got_plain, l.plain_moved);
 }
