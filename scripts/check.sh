@@ -11,9 +11,10 @@ commits=()
 resolve_revs commits "$@"
 
 # The boots every commit gets: KUnit (the stress suite included) and the
-# kernel's own tests on the functional machine, and KUnit again with page
-# poisoning and debug_pagealloc to catch use-after-free.
-boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1")
+# kernel's own tests on the functional machine, KUnit again with page
+# poisoning and debug_pagealloc to catch use-after-free, and the roots
+# suite in an 18 GiB guest (memory under a second mem_section root).
+boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1" "roots|")
 [[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
 
 # The build matrix (matrix.sh) compiles each commit in Debian's configs
@@ -65,7 +66,7 @@ boot_and_write_row() {
 		ipass=$((ipass + $(jq '.intree.pass // 0' "$vj"))) ifail=$((ifail + $(jq '.intree.fail // 0' "$vj")))
 		iskip=$((iskip + $(jq '.intree.skip // 0' "$vj")))
 		if [[ $v != pass && $verdict == pass ]]; then
-			verdict=$v why="${append:-plain boot}: $(jq -r .reason "$vj")"
+			verdict=$v why="run=${b%%|*}${append:+ $append}: $(jq -r .reason "$vj")"
 		fi
 	done
 	tests="$p/$f/$s" intree="$ipass/$ifail/$iskip"

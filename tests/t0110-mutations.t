@@ -51,9 +51,15 @@ case_report() { # BOOT-DIR CASE
 
 # A mutated kernel's boot runs pa_kunit, and the stress suite's module
 # only when the .expect names one of its cases: it takes two thirds of a
-# KUnit boot.
+# KUnit boot.  A case of the roots suite runs alone, in its 18 GiB guest.
 mutant_run() { # EXPECT
-	if grep -q 'pagealloc_stress_' "$1"; then echo kunit,stress; else echo kunit; fi
+	if grep -q 'pagealloc_stress_' "$1"; then
+		echo kunit,stress
+	elif grep -q 'pagealloc_roots_' "$1"; then
+		echo roots
+	else
+		echo kunit
+	fi
 }
 
 # The targets an .expect names, one a line: its "on:" lines, or the base.
@@ -81,7 +87,7 @@ mutant_targets() {
 # live only in the boot that names it with pa_mutant=; two that touch
 # the same lines cannot share, so each goes into the first kernel of its
 # target it applies to.  A plain mutation gets a kernel of its own.
-# A build costs 25 s of both cores, a boot 18 s of one: the 31 mutations
+# A build costs 25 s of both cores, a boot 18 s of one: the 33 mutations
 # take 13 kernels in place of 31.
 #   kernel[NAME@TARGET]  the group it is in (its kernel is tip[GROUP])
 #   append[NAME@TARGET]  its boot's pa_mutant=, empty for a plain one
@@ -119,21 +125,33 @@ members_of() {
 	done | sort
 }
 
-# A kernel shared by two mutations or more gets a boot with none switched
+# A kernel shared by two mutations or more gets boots with none switched
 # on: were a switch on without its pa_mutant=, the boots of the others
 # would run that mutation too.
 shared() { [[ $(members_of "$1" | wc -l) -gt 1 ]]; }
 
+# The boots with no mutation switched on that run every suite the RUNs
+# of a shared kernel's members run: one of pa_kunit (with the stress
+# suite if a member needs it) and the roots one.
+unswitched_runs() { # RUN...
+	local runs=" $* "
+	case $runs in
+	*" kunit,stress "*) echo kunit,stress ;;
+	*" kunit "*) echo kunit ;;
+	esac
+	[[ $runs != *" roots "* ]] || echo roots
+}
+
 # The boots GROUP's kernel gets, "RUN|APPEND" a line: each member's, and
-# the shared kernel's with no mutation switched on, last.
+# the shared kernel's with no mutation switched on (APPEND empty), last.
 boots_of() {
-	local key run='' r
+	local key runs=() r
 	while read -r key; do
 		r=$(mutant_run "$T_TOP/tests/mutations/${key%@*}.expect")
-		[[ $run == *stress* ]] || run=$r
+		runs+=("$r")
 		echo "$r|${append[$key]}"
 	done < <(members_of "$1")
-	! shared "$1" || echo "$run|"
+	! shared "$1" || unswitched_runs "${runs[@]}" | sed 's/$/|/'
 }
 
 # The kernels, built in turn, each one's boots run two at a time while the
@@ -167,6 +185,8 @@ prepare_mutants
 unmutated_boot() { # CASE TARGET
 	if [[ $1 == *pagealloc_stress_* ]]; then
 		boot.sh --run "$DEBUG_RUN" --append "$DEBUG_APPEND" "$2"
+	elif [[ $1 == *pagealloc_roots_* ]]; then
+		boot.sh --run roots "$2"
 	else
 		boot.sh --run "$PLAIN_RUN" --append "$PLAIN_APPEND" "$2"
 	fi
@@ -180,10 +200,10 @@ expected_kills() {
 
 for g in "${groups[@]}"; do
 	shared "$g" || continue
-	G=${tip[$g]} RUN=$(boots_of "$g" | sed -n '$s/|$//p')
-	export G RUN
+	G=${tip[$g]} RUNS=$(boots_of "$g" | sed -n 's/|$//p')
+	export G RUNS
 	ok "the shared kernel of ${g%#*} ($(members_of "$g" | sed 's/@.*//' | paste -sd' ')) passes with no mutation switched on" '
-		build.sh "$G" >/dev/null && boot.sh --run "$RUN" "$G" >/dev/null
+		build.sh "$G" >/dev/null && for r in $RUNS; do boot.sh --run "$r" "$G" >/dev/null || exit 1; done
 	'
 done
 

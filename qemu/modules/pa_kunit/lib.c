@@ -361,32 +361,7 @@ void pa_assert_free_restored(struct kunit *test, long before)
 }
 EXPORT_SYMBOL_GPL(pa_assert_free_restored);
 
-/*
- * The migratetype of the pageblock holding @page, read from the
- * section's pageblock bitmap the way the allocator lays it out
- * (NR_PAGEBLOCK_BITS per pageblock, migratetype in the low bits).
- */
-int pa_pageblock_mt(struct page *page)
-{
-	unsigned long pfn = page_to_pfn(page);
-	struct mem_section *ms = __pfn_to_section(pfn);
-	unsigned long *bitmap = section_to_usemap(ms);
-	unsigned long bitidx, word;
-
-	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) * NR_PAGEBLOCK_BITS;
-	word = READ_ONCE(bitmap[bitidx / BITS_PER_LONG]);
-	return (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
-}
-
-/* The per-cpu page lists, as laid out in 6.1 (see order_to_pindex()). */
-
-int pa_pindex(unsigned int order, int mt)
-{
-	if (order > PAGE_ALLOC_COSTLY_ORDER)
-		return NR_LOWORDER_PCP_LISTS + (NR_PCP_THP > 1 && mt == MIGRATE_MOVABLE);
-	return MIGRATE_PCPTYPES * order + mt;
-}
-
+/* The inverse of pa_pindex(). */
 static unsigned int pa_pindex_order(int pindex)
 {
 	if (pindex >= NR_LOWORDER_PCP_LISTS)

@@ -11,7 +11,10 @@
  * pa_kunit_stress (../pa_kunit_stress/stress.c, which uses the helpers
  * of lib.c), fills each node at every order until the allocator refuses,
  * frees everything and checks that no page went missing, and runs
- * allocators on several CPUs at once.
+ * allocators on several CPUs at once.  Suite pagealloc_roots, in module
+ * pa_kunit_roots (../pa_kunit_roots/roots.c, which uses only the inline
+ * helpers below), frees a page above the first mem_section root to its
+ * own pageblock's list, in a guest of its own with memory there.
  * Suite pagealloc_series (series_*.c, one section per patch of
  * series.txt, or of dropped/) checks what the patches must keep:
  * allocations that never fail spuriously, no __GFP_NOFAIL warning below
@@ -137,6 +140,38 @@ struct pa_block_kind {
 	int mt;
 };
 
+/*
+ * The pageblock bits of @pfn, read and written in the section's
+ * pageblock bitmap the way the allocator lays them out
+ * (NR_PAGEBLOCK_BITS per pageblock, migratetype in the low bits):
+ * inline, as the roots suite's module has no other helper of lib.c.
+ */
+static inline unsigned long *pa_pageblock_word(unsigned long pfn, unsigned int *shift)
+{
+	unsigned long *bitmap = section_to_usemap(__pfn_to_section(pfn));
+	unsigned long bitidx;
+
+	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) * NR_PAGEBLOCK_BITS;
+	*shift = bitidx % BITS_PER_LONG;
+	return &bitmap[bitidx / BITS_PER_LONG];
+}
+
+static inline int pa_pageblock_mt(struct page *page)
+{
+	unsigned int shift;
+	unsigned long *word = pa_pageblock_word(page_to_pfn(page), &shift);
+
+	return (READ_ONCE(*word) >> shift) & MIGRATETYPE_MASK;
+}
+
+/* The per-cpu page list of an order and migratetype, as in order_to_pindex(). */
+static inline int pa_pindex(unsigned int order, int mt)
+{
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (NR_PCP_THP > 1 && mt == MIGRATE_MOVABLE);
+	return MIGRATE_PCPTYPES * order + mt;
+}
+
 /* lib.c */
 void pa_pages_add(struct pa_pages *pp, struct page *page, unsigned int order);
 unsigned long pa_marker(unsigned long pfn);
@@ -163,8 +198,6 @@ unsigned long pa_zone_numa(struct zone *zone, enum numa_stat_item item);
 unsigned long pa_node_numa(int nid, enum numa_stat_item item);
 long pa_free_total(void);
 void pa_assert_free_restored(struct kunit *test, long before);
-int pa_pageblock_mt(struct page *page);
-int pa_pindex(unsigned int order, int mt);
 void pa_pcp_empty(struct zone *zone, struct pa_pages *held);
 void pa_pcp_settle(struct zone *zone, struct pa_pages *held);
 bool pa_pcp_keeps_freed(struct zone *zone, unsigned int order, int mt);
