@@ -88,7 +88,7 @@ mutant_targets() {
 # the same lines cannot share, so each goes into the first kernel of its
 # target it applies to.  A plain mutation gets a kernel of its own.
 # A build costs 25 s of both cores, a boot 18 s of one: the 33 mutations
-# take 13 kernels in place of 31.
+# take 10 kernels in place of 33 (two for the base, one per other target).
 #   kernel[NAME@TARGET]  the group it is in (its kernel is tip[GROUP])
 #   append[NAME@TARGET]  its boot's pa_mutant=, empty for a plain one
 #   groups               the groups, in build order

@@ -35,10 +35,12 @@ static void pa_set_pageblock_mt(unsigned long pfn, int mt)
 }
 
 /*
- * Take a whole pageblock of @zone above the first root off the buddy
- * lists, from the top down, and return its first pfn, or 0.  The pages
- * come back one by one, each with a reference, as from
- * alloc_contig_range(); free_contig_range() gives them back.
+ * Take a whole movable pageblock of @zone above the first root off the
+ * buddy lists, from the top down, and return its first pfn, or 0.  The
+ * pages come back one by one, each with a reference, as from
+ * alloc_contig_range(); free_contig_range() gives them back.  Only a
+ * movable block is taken: alloc_contig_range() leaves the block movable
+ * whatever it was, and so does the case when it is done.
  */
 static unsigned long pa_take_block_above_root(struct zone *zone)
 {
@@ -49,7 +51,8 @@ static unsigned long pa_take_block_above_root(struct zone *zone)
 	while (pfn >= low + pageblock_nr_pages && tries < PA_ROOT_TRIES) {
 		pfn -= pageblock_nr_pages;
 		/* A block with a page in use would only fail, noisily. */
-		if (!pfn_valid(pfn) || !PageBuddy(pfn_to_page(pfn)))
+		if (!pfn_valid(pfn) || !PageBuddy(pfn_to_page(pfn)) ||
+		    pa_pageblock_mt(pfn_to_page(pfn)) != MIGRATE_MOVABLE)
 			continue;
 		tries++;
 		if (!alloc_contig_range(pfn, pfn + pageblock_nr_pages, MIGRATE_MOVABLE,
@@ -85,7 +88,7 @@ static void pagealloc_roots_freed_page_finds_its_own_pageblock(struct kunit *tes
 	struct zone *zone = pa_zone_above_root();
 	struct per_cpu_pages *pcp;
 	struct page *page, *head, *back;
-	unsigned long pfn, twin, i;
+	unsigned long pfn, twin, i, flags;
 	int twin_mt, mt;
 	gfp_t gfp;
 
@@ -104,12 +107,13 @@ static void pagealloc_roots_freed_page_finds_its_own_pageblock(struct kunit *tes
 	pa_set_pageblock_mt(pfn, mt);
 	page = pfn_to_page(pfn);
 
-	preempt_disable();
+	/* No interrupt on this CPU may use the list between the two. */
+	local_irq_save(flags);
 	pcp = this_cpu_ptr(zone->per_cpu_pageset);
 	__free_page(page);
 	head = list_first_entry_or_null(&pcp->lists[pa_pindex(0, mt)], struct page, pcp_list);
 	back = __alloc_pages_node(zone_to_nid(zone), gfp, 0);
-	preempt_enable();
+	local_irq_restore(flags);
 
 	pa_set_pageblock_mt(pfn, MIGRATE_MOVABLE);
 	if (back == page) {
