@@ -35,14 +35,13 @@ static void pa_set_pageblock_mt(unsigned long pfn, int mt)
 }
 
 /*
- * Take a whole movable pageblock of @zone above the first root off the
- * buddy lists, from the top down, and return its first pfn, or 0.  The
- * pages come back one by one, each with a reference, as from
- * alloc_contig_range(); free_contig_range() gives them back.  Only a
- * movable block is taken: alloc_contig_range() leaves the block movable
- * whatever it was, and so does the case when it is done.
+ * Take a whole pageblock of @zone above the first root off the buddy
+ * lists, from the top down, and return its first pfn, or 0, and in
+ * @mt the migratetype it had: alloc_contig_range() leaves it movable.
+ * The pages come back one by one, each with a reference;
+ * free_contig_range() gives them back.
  */
-static unsigned long pa_take_block_above_root(struct zone *zone)
+static unsigned long pa_take_block_above_root(struct zone *zone, int *mt)
 {
 	unsigned long pfn = ALIGN_DOWN(zone_end_pfn(zone), pageblock_nr_pages);
 	unsigned long low = max(zone->zone_start_pfn, PA_ROOT_PAGES);
@@ -51,10 +50,10 @@ static unsigned long pa_take_block_above_root(struct zone *zone)
 	while (pfn >= low + pageblock_nr_pages && tries < PA_ROOT_TRIES) {
 		pfn -= pageblock_nr_pages;
 		/* A block with a page in use would only fail, noisily. */
-		if (!pfn_valid(pfn) || !PageBuddy(pfn_to_page(pfn)) ||
-		    pa_pageblock_mt(pfn_to_page(pfn)) != MIGRATE_MOVABLE)
+		if (!pfn_valid(pfn) || !PageBuddy(pfn_to_page(pfn)))
 			continue;
 		tries++;
+		*mt = pa_pageblock_mt(pfn_to_page(pfn));
 		if (!alloc_contig_range(pfn, pfn + pageblock_nr_pages, MIGRATE_MOVABLE,
 					GFP_KERNEL | __GFP_NOWARN))
 			return pfn;
@@ -89,13 +88,13 @@ static void pagealloc_roots_freed_page_finds_its_own_pageblock(struct kunit *tes
 	struct per_cpu_pages *pcp;
 	struct page *page, *head, *back;
 	unsigned long pfn, twin, i, flags;
-	int twin_mt, mt;
+	int twin_mt, mt, was_mt = MIGRATE_MOVABLE;
 	gfp_t gfp;
 
 	if (!zone)
 		kunit_skip(test, "no memory above the first mem_section root, %lu GiB",
 			   PA_ROOT_PAGES >> (30 - PAGE_SHIFT));
-	pfn = pa_take_block_above_root(zone);
+	pfn = pa_take_block_above_root(zone, &was_mt);
 	KUNIT_ASSERT_NE_MSG(test, pfn, 0UL, "no free pageblock of %s above %lu GiB",
 			    zone->name, PA_ROOT_PAGES >> (30 - PAGE_SHIFT));
 
@@ -115,7 +114,8 @@ static void pagealloc_roots_freed_page_finds_its_own_pageblock(struct kunit *tes
 	back = __alloc_pages_node(zone_to_nid(zone), gfp, 0);
 	local_irq_restore(flags);
 
-	pa_set_pageblock_mt(pfn, MIGRATE_MOVABLE);
+	/* Its pages go back to the free lists of the type it had. */
+	pa_set_pageblock_mt(pfn, was_mt);
 	if (back == page) {
 		free_contig_range(pfn, pageblock_nr_pages);
 	} else {
