@@ -74,7 +74,7 @@ ok "the tip passes every in-tree test of the list, test_free_pages included" '
 
 # Memory above 16 GiB lies under a second mem_section root, which the
 # roots suite needs: make check gave every commit an 18 GiB guest that
-# runs it alone (3-5 s a boot).  On the base and the tip, its one case
+# runs it alone (3-10 s a boot).  On the base and the tip, its one case
 # must have passed, not skipped.
 ok "the base and the tip free a page above the first mem_section root to its own pageblock's list" '
 	for c in "$base" "$tip"; do

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The boots t0100 gives every commit, besides the roots one (an 18 GiB
-# guest for the roots suite alone, 3-5 s).  The plain one: the KUnit
+# guest for the roots suite alone, 3-10 s).  The plain one: the KUnit
 # suites and the kernel's own tests, less test_free_pages (92 s a boot
 # under TCG; t0100 runs it on the tip).  The debug one: the KUnit suites
 # with the stress suite, under page poisoning and debug_pagealloc; the
