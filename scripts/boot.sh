@@ -72,7 +72,8 @@ kvm_works() {
 # below 4 GiB.
 # It runs alone: the suites that fill whole nodes (kunit, stress) would
 # make the host commit most of the 18 GiB.
-mem=4608M
+default_mem=4608M
+mem=$default_mem
 if [[ ,$run, == *,roots,* ]]; then
 	[[ $run == roots ]] || die "--run roots runs alone, not with '$run'"
 	mem=18G
@@ -86,8 +87,9 @@ qemu=(qemu-system-x86_64 -machine pc -m "$mem" -nodefaults -display none -no-reb
 # machine will commit; a RAM backend without the reservation gets only
 # the pages the guest touches.  Guests of the default size keep the plain
 # -m (and their cache keys).
-mem_kb=$(numfmt --from=iec --to-unit=1024 "${mem%B}") || die "GUEST_MEM: '$mem' is not a size"
-if ((mem_kb > 4608 * 1024)); then
+kb() { numfmt --from=iec --to-unit=1024 "${1%B}"; }
+mem_kb=$(kb "$mem") || die "GUEST_MEM: '$mem' is not a size"
+if ((mem_kb > $(kb "$default_mem"))); then
 	# shellcheck disable=SC2054
 	qemu[2]=pc,memory-backend=pa-ram
 	# shellcheck disable=SC2054
