@@ -10,12 +10,16 @@ mapfile -t commits < <(kgit rev-list --reverse "$base..$tip")
 [[ -z $(kgit rev-list --merges "$base..$tip") ]] || die "$BRANCH contains merge commits; a series is linear"
 
 # A commit keeps the name of the patch whose subject it carries, so that a
-# reworded body or a changed diff does not rename files.
+# reworded body or a changed diff does not rename files.  A name is a file
+# name in commit-msgs/ and patches/: one that is not a plain one (a '/',
+# a leading '.' or '-', spaces) is replaced by one made from the subject.
+safe_name() { [[ $1 =~ ^[A-Za-z0-9_+][A-Za-z0-9._+-]*$ ]]; }
 declare -A by_subject=()
 if [[ -f $SERIES_DIR/series.txt ]]; then
 	while IFS= read -r name; do
 		[[ -f $SERIES_DIR/commit-msgs/$name ]] || continue
-		by_subject[$(head -n1 "$SERIES_DIR/commit-msgs/$name")]=$name
+		subject=$(msg_text "$SERIES_DIR/commit-msgs/$name" 2>/dev/null | head -n1 | tr -d '\r') || continue
+		by_subject[$subject]=$name
 	done < <(series_names)
 fi
 slug() { tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9_]+/-/g; s/^-+//; s/-+$//' | cut -c1-60 | sed 's/-$//'; }
@@ -25,24 +29,58 @@ trap 'rm -rf "$new"' EXIT
 mkdir -p "$new/commit-msgs" "$new/patches"
 header=$(grep '^#' "$SERIES_DIR/series.txt" 2>/dev/null || true)
 [[ -z $header ]] || printf '%s\n' "$header" >"$new/series.txt"
+n=0
 for c in "${commits[@]}"; do
-	subject=$(kgit log -1 --format=%s "$c")
-	name=${by_subject[$subject]:-$(printf '%s' "$subject" | slug)}
-	[[ ! -e $new/patches/$name.diff ]] || die "two commits export to the same name '$name'; give one a different subject"
-	# The files keep no sign-off of the replaying identity: replay adds it.
-	kgit log -1 --format=%B "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
+	n=$((n + 1))
+	# The message without the CRs of a CRLF editor, without trailing blank
+	# lines, and without the sign-off of the replaying identity (replay
+	# adds it).
+	kgit log -1 --format=%B "$c" | sed -e 's/\r$//' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
 		awk -v s="$SIGNOFF" '{ l[NR] = $0 } END { n = NR; if (l[n] == s) n--; while (n > 0 && l[n] == "") n--; for (i = 1; i <= n; i++) print l[i] }' \
-		>"$new/commit-msgs/$name"
+		>"$new/msg"
+	subject=$(head -n1 "$new/msg")
+	name=${by_subject[$subject]:-}
+	if [[ -n $name ]] && ! safe_name "$name"; then
+		say "patch '$name' of series.txt is not a plain file name; commit $n ($subject) is exported under a name made from its subject"
+		name=''
+	fi
+	[[ -n $name ]] || name=$(printf '%s' "$subject" | slug)
+	# A subject of punctuation alone gives no name: the commit's place does.
+	[[ -n $name ]] || name=patch-$n
+	[[ ! -e $new/patches/$name.diff ]] || die "two commits export to the same name '$name'; give one a different subject"
+	# The author, where it is not the local identity (lib.sh: msg_author),
+	# or where the subject itself starts with "From:".
+	author=$(kgit log -1 --format='%an <%ae>' "$c")
+	{
+		[[ $author == "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" && $subject != From:* ]] || printf 'From: %s\n\n' "$author"
+		cat "$new/msg"
+	} >"$new/commit-msgs/$name"
 	kgit diff --no-color --no-ext-diff --full-index "$c^" "$c" >"$new/patches/$name.diff"
 	echo "$name" >>"$new/series.txt"
 done
+rm -f "$new/msg"
 [[ -f $new/series.txt ]] || : >"$new/series.txt"
 
 # A new series directory (someone else's series, first export) is made.
-mkdir -p "$SERIES_DIR"
-rm -rf "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches"
-mv "$new/commit-msgs" "$new/patches" "$SERIES_DIR/"
+# Only the files of the exported patches are written; any other file in
+# commit-msgs/ and patches/ (a patch the branch no longer has, a draft)
+# is left where it is, and named.
+mkdir -p "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches"
+declare -A wrote=()
+for f in "$new"/commit-msgs/* "$new"/patches/*; do
+	[[ -e $f ]] || continue
+	rel=${f#"$new"/}
+	wrote[$rel]=1
+	mv -f "$f" "$SERIES_DIR/$rel"
+done
 mv "$new/series.txt" "$SERIES_DIR/series.txt"
+kept=()
+while IFS= read -r -d '' f; do
+	rel=${f#"$SERIES_DIR"/}
+	[[ -n ${wrote[$rel]:-} ]] || kept+=("$rel")
+done < <(find "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches" -mindepth 1 \( -type f -o -type l \) -print0 | sort -z)
 mkdir -p "$WORK/state"
 echo "$tip" >"$WORK/state/replayed-$BRANCH"
 say "exported ${#commits[@]} commits of $BRANCH ($(short "$tip")) to $SERIES_DIR"
+[[ ${#kept[@]} -eq 0 ]] ||
+	say "left in place, not part of the exported series (series.txt does not list them; delete them if they are not wanted): ${kept[*]}"

@@ -238,3 +238,43 @@ commit_with_file() {
 	rm -f "$idx"
 	kgit commit-tree "$tree" -p "$1" -m "$4"
 }
+
+# A patch's author.  commit-msgs/NAME may start with an in-body header as
+# git format-patch writes one and git am reads it, a line
+# "From: Name <email>" and a blank line, then the subject and the body.
+# Replay and rebase make that person the commit's author (the local
+# identity still commits and signs off); without the line the local
+# identity is the author, as before.  Export writes the line only where
+# the author is not the local identity, so a series of one's own keeps no
+# author lines, and the same files always give the same commit ids.
+# usage: msg_author FILE   (prints "Name <email>", or nothing; dies on a
+# malformed header)
+msg_author() {
+	local first second
+	{ IFS= read -r first || true; IFS= read -r second || true; } <"$1"
+	[[ $first == From:* ]] || return 0
+	[[ $first =~ ^From:\ ([^<>]*[^<>[:space:]])\ \<([^<>[:space:]]+@[^<>[:space:]]+)\>$ && -z $second ]] ||
+		die "${1#"$SERIES_DIR"/}: the first line starts with 'From:' but is not 'From: Name <email>' followed by a blank line (the author, as git am reads it)"
+	printf '%s <%s>\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+}
+
+# The commit message of FILE without the author header.
+msg_text() {
+	local a
+	a=$(msg_author "$1") || return 1
+	if [[ -n $a ]]; then tail -n +3 "$1"; else cat "$1"; fi
+}
+
+# Run a command with the author of commit-msgs FILE in GIT_AUTHOR_NAME and
+# GIT_AUTHOR_EMAIL (when it names one).  usage: with_msg_author FILE CMD...
+with_msg_author() {
+	local a
+	a=$(msg_author "$1") || exit 1
+	shift
+	if [[ -z $a ]]; then
+		"$@"
+	else
+		a=${a%>}
+		GIT_AUTHOR_NAME=${a% <*} GIT_AUTHOR_EMAIL=${a##* <} "$@"
+	fi
+}

@@ -27,8 +27,8 @@ conflicted() { kgit diff --name-only --diff-filter=U; }
 # Commit the applied patch I (1-based) with its message and the sign-off.
 commit_patch() {
 	local name=${names[$1 - 1]}
-	git interpret-trailers --if-exists addIfDifferent --trailer "$SIGNOFF" <"$SERIES_DIR/commit-msgs/$name" |
-		kgit commit -q --no-verify -F -
+	msg_text "$SERIES_DIR/commit-msgs/$name" | git interpret-trailers --if-exists addIfDifferent --trailer "$SIGNOFF" |
+		with_msg_author "$SERIES_DIR/commit-msgs/$name" kgit commit -q --no-verify -F -
 }
 
 # The hunks a plain git apply could not place ("patch failed: FILE:LINE"),

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Replay series.txt onto the imported base as branch $BRANCH: one commit
 # per patch, message from commit-msgs/NAME, diff from patches/NAME.diff.
-# Every commit is signed off by the user's identity (lib.sh); with the
+# Every commit is signed off and committed by the user's identity (lib.sh);
+# a message that starts with "From: Name <email>" and a blank line has
+# that author (msg_author in lib.sh), the others the user's.  With the
 # date fixed, the same files and identity always give the same ids.
 . "$(dirname "$0")/lib.sh"
 require_series
@@ -11,6 +13,9 @@ require_series
 base=$(base_tag)
 "$TOP/scripts/lint-series.sh"
 mapfile -t names < <(series_names)
+for name in "${names[@]}"; do
+	msg_author "$SERIES_DIR/commit-msgs/$name" >/dev/null || exit 1
+done
 
 mkdir -p "$WORK/state"
 # Refuse to throw away work done in the kernel tree: uncommitted edits, or
@@ -25,9 +30,19 @@ if cur=$(kgit rev-parse -q --verify "refs/heads/$BRANCH"); then
 fi
 
 # Point the branch at a replayed commit; a checked-out branch gets its files
-# too (the tree was clean, so nothing is lost).
+# too (the tree was clean, so nothing is lost).  A file the new commits
+# add that is already in the tree, untracked (the tarball's .gitignore
+# hides every such file), would be overwritten: refuse, naming it.
 set_branch() {
+	local f in_way=()
 	unset GIT_INDEX_FILE
+	if [[ $(kgit symbolic-ref -q HEAD) == "refs/heads/$BRANCH" ]]; then
+		while IFS= read -r -d '' f; do
+			[[ ! -e $KTREE/$f && ! -L $KTREE/$f ]] || in_way+=("$KTREE/$f")
+		done < <(kgit diff -z --name-only --no-renames --diff-filter=A HEAD "$1")
+		[[ ${#in_way[@]} -eq 0 ]] ||
+			die "$BRANCH is checked out and the series adds ${in_way[*]}, which git does not track but is there already; move it away (or 'git -C $KTREE checkout --detach'), then replay again; $BRANCH is left as it was"
+	fi
 	kgit update-ref "refs/heads/$BRANCH" "$1"
 	echo "$1" >"$stamp"
 	if [[ $(kgit symbolic-ref -q HEAD) == "refs/heads/$BRANCH" ]]; then
@@ -55,8 +70,8 @@ for name in "${names[@]}"; do
 		die "patch $i/$total '$name' ($diff) does not apply on $(short "$parent"); $BRANCH left at the last good commit (on a newer base, 'make rebase' merges and lets you resolve)"
 	fi
 	tree=$(kgit write-tree)
-	parent=$(git interpret-trailers --if-exists addIfDifferent --trailer "$SIGNOFF" <"$msg" |
-		kgit commit-tree "$tree" -p "$parent")
+	parent=$(msg_text "$msg" | git interpret-trailers --if-exists addIfDifferent --trailer "$SIGNOFF" |
+		with_msg_author "$msg" kgit commit-tree "$tree" -p "$parent")
 done
 set_branch "$parent"
 say "$BRANCH = $(short "$parent"): $total patches on $base"

@@ -47,9 +47,10 @@ ok "export picks up a commit amended in the kernel tree" '
 	git -C work/linux checkout -q series &&
 	echo "/* more */" >>work/linux/include/gfp.h &&
 	git -C work/linux commit -q --amend -a -m "gfp: Define GFP_ATOMIC and more" -m "Signed-off-by: A <a@b.c>" &&
-	export.sh && must_say "more" series/patches/gfp-define-gfp_atomic-and-more.diff &&
-	must_say "^gfp-define-gfp_atomic-and-more$" series/series.txt &&
-	test ! -e series/patches/three.diff && replay.sh
+	export.sh 2>out && must_say "more" series/patches/gfp-define-gfp_atomic-and-more.diff &&
+	must_say "^gfp-define-gfp_atomic-and-more$" series/series.txt && ! must_say "^three$" series/series.txt &&
+	must_say "left in place.*commit-msgs/three patches/three.diff" out &&
+	test -f series/patches/three.diff && replay.sh
 '
 
 ok "a patch that does not apply is named, with its file, and the branch stays at the last good commit" '
@@ -116,6 +117,49 @@ ok "replay refuses to drop commits made in the kernel tree, and says to export" 
 	git -C work/linux commit -q --allow-empty -m "local work" &&
 	must_fail replay.sh && must_say "make export" &&
 	git -C work/linux log -1 --format=%s series | must_say "local work" /dev/stdin
+'
+
+ok "export leaves files series.txt does not list where they are, and names them" '
+	three_patches && replay.sh && echo draft >series/patches/draft.diff && echo notes >series/commit-msgs/notes &&
+	export.sh 2>out && cat out &&
+	test "$(cat series/patches/draft.diff)" = draft && test "$(cat series/commit-msgs/notes)" = notes &&
+	must_say "left in place.*commit-msgs/notes patches/draft.diff" out
+'
+
+ok "export names a commit whose subject is punctuation alone after its place in the series" '
+	three_patches && replay.sh && git -C work/linux checkout -q series &&
+	echo "/* ... */" >>work/linux/include/gfp.h && git -C work/linux commit -qam "..." &&
+	export.sh && must_say "^patch-4$" series/series.txt && test "$(head -n1 series/commit-msgs/patch-4)" = "..." &&
+	git -C work/linux checkout -q --detach && git -C work/linux branch -D -q series && replay.sh &&
+	git -C work/linux log -1 --format=%s series | must_say "^\.\.\.$" /dev/stdin
+'
+
+ok "a patch name with a / is exported under a plain name made from its subject, and said so" '
+	setup && mkdir -p series/commit-msgs/mm series/patches/mm &&
+	patch_from one "mm/page_alloc: Return two" mm/page_alloc.c "s/return 1/return 2/" &&
+	sed -i "s|^one$|mm/one|" series/series.txt && mv series/commit-msgs/one series/commit-msgs/mm/one &&
+	mv series/patches/one.diff series/patches/mm/one.diff && replay.sh && t=$(git -C work/linux rev-parse "series^{tree}") &&
+	export.sh 2>out && cat out && must_say "mm/one.* not a plain file name" out &&
+	printf "mm-page_alloc-return-two\n" | diff - series/series.txt && test -f series/patches/mm/one.diff &&
+	git -C work/linux branch -D -q series && replay.sh && test "$(git -C work/linux rev-parse "series^{tree}")" = "$t"
+'
+
+ok "export strips the CRs of a message written with CRLF line ends" '
+	three_patches && replay.sh && git -C work/linux checkout -q series &&
+	echo "/* crlf */" >>work/linux/include/gfp.h &&
+	printf "gfp: CRLF\r\n\r\nWritten on Windows.\r\n" | git -C work/linux commit -q -a --cleanup=verbatim -F - &&
+	export.sh && ! grep -q "$(printf "\r")" series/commit-msgs/gfp-crlf &&
+	printf "gfp: CRLF\n\nWritten on Windows.\n" | diff - series/commit-msgs/gfp-crlf
+'
+
+ok "replay refuses to overwrite an untracked file the series adds, naming it, and keeps it" '
+	three_patches && replay.sh && git -C work/linux checkout -q series &&
+	printf "int mine;\n" >work/linux/mm/new.c && cp work/linux/mm/new.c mine.c &&
+	git -C scratch checkout -q base/1.0-1 && printf "int theirs;\n" >scratch/mm/new.c &&
+	git -C scratch add -f mm/new.c && git -C scratch diff --cached --full-index >new.diff && add_patch four "mm: Add new.c" new.diff &&
+	before=$(git -C work/linux rev-parse series) &&
+	must_fail replay.sh && must_say "adds .*/work/linux/mm/new.c" &&
+	cmp mine.c work/linux/mm/new.c && test "$(git -C work/linux rev-parse series)" = "$before"
 '
 
 ok "an empty series replays to the base" '
