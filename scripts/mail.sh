@@ -71,8 +71,10 @@ mapfile -t people < <(recipients "${shared[@]}")
 {
 	version=${base#base/}
 	image=$(debian_image_package "$version")
-	sed -e '/^@TABLE@$/{r '"$table" -e 'd}' -e '/^@BLOAT@$/{r '"$bloat" -e 'd}' -e "s/@DEBVER@/$version/" -e "s/@UPSTREAM@/v${version%%-*}/" \
-		-e "s/@DEBABI@/${image#linux-image-} $version/" "$letter"
+	# Values are data: fill-cover.sh substitutes them literally.
+	"$TOP/scripts/fill-cover.sh" --file TABLE="$table" --file BLOAT="$bloat" --text DEBVER="$version" \
+		--text UPSTREAM="v${version%%-*}" --text DEBABI="${image#linux-image-} $version" "$letter" ||
+		die "$letter: the cover letter could not be filled"
 	if [[ $rev -gt 1 ]]; then
 		prev=$(kgit rev-parse -q --verify "refs/tags/$tags/v$((rev - 1))") ||
 			die "no $tags/v$((rev - 1)) tag in $KTREE: make v$((rev - 1)) first"
@@ -125,7 +127,10 @@ for c in $(kgit rev-list --reverse "$base..$tip"); do
 done
 kgit checkout -q -b "$mb" "$mtip"
 (cd "$KTREE" && b4 prep -e pagealloc-base >/dev/null 2>&1) || die "b4 prep -e pagealloc-base failed"
-(cd "$KTREE" && EDITOR="cp $cover" b4 prep --edit-cover >/dev/null 2>&1) || die "b4 could not set the cover letter"
+# b4 splits EDITOR into words as a shell would (shlex) and runs no shell:
+# the path goes in single quotes, any ' in it as '\''.
+q=\'
+(cd "$KTREE" && EDITOR="cp -- '${cover//"$q"/"$q\\$q$q"}'" b4 prep --edit-cover >/dev/null 2>&1) || die "b4 could not set the cover letter"
 rm -rf "$out"
 mkdir -p "$out"
 (cd "$KTREE" && b4 prep --force-revision "$rev" >/dev/null 2>&1) || die "b4 could not set revision $rev"
