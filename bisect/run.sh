@@ -5,6 +5,10 @@
 # kernel tree out of bisect state.  Log: $WORK/bisect/<time>-<metric>.log
 # Boot and KUnit metrics judge the check kernel, figures the bench kernel
 # (KFLAVOR overrides).
+# THRESHOLD (the fourth argument, or the variable; default 2) is a
+# percentage, a plain non-negative number, "5" or "0.5", with or without a
+# "%" after it: "5%" is 5 percent.  Anything else stops here, before the
+# endpoints are built or measured.
 # usage: run.sh GOOD BAD METRIC [THRESHOLD%]
 case ${3:-} in
 boot | kunit:*) DEFAULT_KFLAVOR=check ;;
@@ -19,7 +23,13 @@ export METRIC=${3:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}
 if [[ $METRIC == prof-* || $METRIC == pagefault ]]; then
 	export BENCH_PROFILE=1 BENCH_STEPS=${BENCH_STEPS:-hackbench,tbench,pagefault} BENCH_K=${BENCH_K:-3}
 fi
-export THRESHOLD=${4:-${THRESHOLD:-2}}
+THRESHOLD=${4:-${THRESHOLD:-2}}
+[[ $THRESHOLD =~ ^([0-9]+(\.[0-9]+)?|\.[0-9]+)%?$ ]] ||
+	die "THRESHOLD=$THRESHOLD: a percentage is a non-negative number, e.g. THRESHOLD=2, 0.5 or 5%"
+export THRESHOLD=${THRESHOLD%\%}
+[[ ${BISECT_TIMEOUT:-300} =~ ^[1-9][0-9]*$ ]] || die "BISECT_TIMEOUT=$BISECT_TIMEOUT: a boot's limit is a whole number of seconds"
+[[ $METRIC != kunit:* || $METRIC =~ ^kunit:[A-Za-z0-9_]+\.[A-Za-z0-9_]+$ ]] ||
+	die "METRIC=$METRIC: a KUnit metric is kunit:SUITE.CASE"
 step=$TOP/bisect/step.sh
 g=$(kgit rev-parse --verify -q "$good^{commit}") || die "GOOD=$good: no such commit in $KTREE"
 b=$(kgit rev-parse --verify -q "$bad^{commit}") || die "BAD=$bad: no such commit in $KTREE"
