@@ -34,8 +34,17 @@ replay: import
 export:
 	@$(S)/export.sh
 
+# A yes/no setting: 1 gives the option, 0 or empty nothing, anything else
+# stops make.  usage: $(call flag,NAME,--option)
+flag = $(if $(filter-out 0 1,$(strip $($(1))))$(word 2,$($(1))),$(error $(1)=$($(1)): give $(1)=1 or $(1)=0),$(if $(filter 1,$(strip $($(1)))),$(2)))
+# Checked when make reads this file, before deps and import run.
+ifneq ($(filter rebase,$(MAKECMDGOALS)),)
+REBASE_OPT := $(strip $(call flag,CONTINUE,--continue) $(call flag,SKIP,--skip) $(call flag,ABORT,--abort))
+$(if $(word 2,$(REBASE_OPT)),$(error CONTINUE=1, SKIP=1 and ABORT=1: one at a time))
+endif
+
 rebase: import
-	@$(S)/rebase.sh $(if $(CONTINUE),--continue)$(if $(SKIP),--skip)$(if $(ABORT),--abort)
+	@$(S)/rebase.sh $(REBASE_OPT)
 
 build: deps
 	@$(S)/build.sh $(or $(REV),$(error REV=<commit> is required))
