@@ -45,4 +45,66 @@ ok "an interrupted import leaves no base behind and the rerun completes" '
 	import.sh && git -C work/linux rev-parse -q --verify base/1.0-1
 '
 
+ok "import over a directory that is not a git tree refuses, names it, and touches nothing" '
+	make_tarball && fixture_env && mkdir -p work/linux/mm && echo precious >work/linux/notes.txt &&
+	echo mine >work/linux/mm/page_alloc.c &&
+	must_fail import.sh && must_say "work/linux holds files and is not a git tree" &&
+	test ! -e work/linux/.git && test "$(cat work/linux/notes.txt)" = precious &&
+	test "$(cat work/linux/mm/page_alloc.c)" = mine
+'
+
+# A git whose checkout runs out of disk half way: some files written, one
+# not, and an error.
+full_disk_git() {
+	local real
+	real=$(command -v git) && mkdir -p bin &&
+	cat >bin/git <<-EOF &&
+	#!/bin/sh
+	case " \$* " in
+	*" checkout "*" -f "*) "$real" "\$@" || exit; rm -f "\$2/mm/page_alloc.c"
+		echo "error: unable to write file mm/page_alloc.c: No space left on device" >&2; exit 128 ;;
+	esac
+	exec "$real" "\$@"
+	EOF
+	chmod +x bin/git
+}
+
+ok "a checkout that fails (disk full) leaves no base tag, and the rerun completes the import" '
+	make_tarball && fixture_env && full_disk_git &&
+	(PATH=$PWD/bin:$PATH; must_fail import.sh) && must_say "No space left on device" && must_say "nothing was tagged" &&
+	! git -C work/linux rev-parse -q --verify refs/tags/base/1.0-1 &&
+	import.sh 2>out && cat out && ! must_say "already imported" out &&
+	git -C work/linux rev-parse -q --verify refs/tags/base/1.0-1 && test -f work/linux/mm/page_alloc.c &&
+	test -z "$(git -C work/linux status --porcelain)"
+'
+
+ok "a base tag whose checkout never happened is imported again, not taken as done" '
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git -C work/linux symbolic-ref HEAD refs/heads/main && rm work/linux/mm/page_alloc.c &&
+	import.sh 2>out && cat out && must_say "did not finish" out &&
+	test -f work/linux/mm/page_alloc.c && test "$(git -C work/linux describe --tags)" = base/1.0-1
+'
+
+ok "a tarball without a top-level directory is refused, and no base is tagged" '
+	d=$(mktemp -d) && printf "VERSION = 1\n" >"$d/Makefile" && mkdir "$d/mm" && echo x >"$d/mm/page_alloc.c" &&
+	tar -C "$d" -cJf flat.tar.xz Makefile mm && rm -rf "$d" && fixture_env && export TARBALL=$PWD/flat.tar.xz &&
+	must_fail import.sh && must_say "no Makefile at the top of its tree" &&
+	test -z "$(git -C work/linux tag -l 2>/dev/null)"
+'
+
+ok "a tar that floods errors (disk full) ends in a few lines and one summary" '
+	make_tarball && fixture_env && mkdir bin &&
+	{ echo "#!/bin/sh"; echo "seq 46859 | sed \"s/.*/tar: file&: Cannot write: No space left on device/\" >&2; exit 2"; } >bin/tar &&
+	chmod +x bin/tar &&
+	(PATH=$PWD/bin:$PATH; must_fail import.sh) &&
+	test "$(wc -l <fail.out)" -le 8 && must_say "46859 lines of errors" &&
+	test -z "$(git -C work/linux tag -l 2>/dev/null)"
+'
+
+ok "a second import refuses to throw away uncommitted edits in the tree" '
+	make_tarball 1.0-1 && fixture_env 1.0-1 && import.sh 2>/dev/null && echo "/* mine */" >>work/linux/mm/page_alloc.c &&
+	make_tarball 1.0-2 && fixture_env 1.0-2 && must_fail import.sh && must_say "uncommitted changes" &&
+	grep -q mine work/linux/mm/page_alloc.c
+'
+
 done_testing
