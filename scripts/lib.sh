@@ -157,16 +157,22 @@ progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }
 # named by $1.  No arguments: the base and every commit of $BRANCH.
 resolve_revs() {
 	local -n _out=$1
-	local r base
+	local r base range empty_ok=''
 	shift
 	_out=()
 	if [[ $# -eq 0 ]]; then
 		base=$(kgit rev-parse "$(base_tag)^{commit}")
+		# An empty series is the base alone.
 		set -- "$base" "$base..$BRANCH"
+		empty_ok=$2
 	fi
 	for r in "$@"; do
+		[[ $r != -* ]] || die "REVS: '$r' is an option, not a revision or range"
 		if [[ $r == *..* ]]; then
-			mapfile -t -O "${#_out[@]}" _out < <(kgit rev-list --reverse "$r")
+			# Checked here: a failure inside a process substitution is lost.
+			range=$(kgit rev-list --reverse "$r" 2>/dev/null) || die "REVS: '$r' is not a range of commits in $KTREE (A..B, both commits)"
+			[[ -n $range || $r == "$empty_ok" ]] || die "REVS: '$r' holds no commits (is the first an ancestor of the second?)"
+			[[ -z $range ]] || mapfile -t -O "${#_out[@]}" _out <<<"$range"
 		else
 			_out+=("$(kgit rev-parse --verify -q "$r^{commit}")") || die "$r: no such commit in $KTREE"
 		fi
@@ -278,3 +284,32 @@ with_msg_author() {
 		GIT_AUTHOR_NAME=${a% <*} GIT_AUTHOR_EMAIL=${a##* <} "$@"
 	fi
 }
+
+# Inputs are data, and a value of the wrong form stops the script before
+# any work, with the variable and the form it takes named.  The settings
+# every script shares are checked here, as this file is sourced; a script
+# checks its own (THRESHOLD, RUN, REROLL, SOURCE_VERSION) before it starts.
+#
+# BRANCH is a plain branch name: letters, digits and . _ + -, no '/' (it
+# names files and directories under $WORK as well as the ref), and not a
+# name the kernel tree reads as something else: HEAD and its kin, an
+# abbreviated commit id, a tag, or the refs make mail keeps (b4/...,
+# pagealloc-base, mail/vN).
+check_branch() {
+	local b=$1
+	[[ $b != */* ]] ||
+		die "BRANCH=$b: a branch name here has no '/' (it also names directories under \$WORK); try BRANCH=${b//\//-}"
+	[[ ! $b =~ ^[A-Z_]*HEAD$ ]] || die "BRANCH=$b: that is git's $b, not a branch name"
+	{ [[ $b =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] && git check-ref-format --branch "$b" >/dev/null 2>&1; } ||
+		die "BRANCH='$b': a branch name is letters, digits and . _ + -, starting with a letter or digit (no '..', no '.lock' at the end)"
+	[[ ! $b =~ ^[0-9a-fA-F]{4,40}$ ]] || die "BRANCH=$b: reads as an abbreviated commit id; give a name with a letter beyond f"
+	[[ ! $b =~ ^(b4|pagealloc-base|v[0-9]+)$ ]] || die "BRANCH=$b: make mail uses that name for refs of its own"
+	if [[ -d $KTREE/.git ]] && kgit show-ref -q --verify "refs/tags/$b"; then
+		die "BRANCH=$b: $KTREE has a tag of that name; choose another"
+	fi
+	return 0
+}
+check_branch "$BRANCH"
+# SERIES_DIR as the user gave it, relative to the caller's directory: the
+# scripts hand it to git -C $KTREE and to each other.
+[[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR
