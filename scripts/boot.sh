@@ -46,6 +46,23 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 rev=${1:?$(usage)}
+[[ $# -eq 1 ]] || die "one REV, not '$*' (steps go to --run, comma separated)"
+# Every option is checked before anything is built or booted.  The steps
+# are those the guest's init knows (its case over pa.run), but
+# kunit-provoke, which init adds itself for pa.provoke=fail.
+# shellcheck disable=SC2016 # init's own text, matched as it is
+mapfile -t steps_known < <(sed -n '/^for s in \$run; do$/,/^done$/s/^\t\([a-z][a-z-]*\)) .*/\1/p' "$TOP/qemu/guest/init" |
+	grep -vx kunit-provoke)
+[[ ${#steps_known[@]} -gt 0 ]] || die "no guest steps found in $TOP/qemu/guest/init"
+IFS=, read -ra steps_asked <<<"$run"
+for s in "${steps_asked[@]}"; do
+	[[ -z $s || " ${steps_known[*]} " == *" $s "* ]] ||
+		die "--run (RUN=): unknown step '$s'; the steps are ${steps_known[*]} (comma separated)"
+done
+[[ ,$run, != *,roots,* || $run == roots ]] || die "--run roots runs alone, not with '$run'"
+[[ $mode == functional || $mode == deterministic ]] || die "--mode (MODE=): '$mode' is neither functional nor deterministic"
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout (BOOT_TIMEOUT): '$timeout' is not a whole number of seconds"
+[[ -z $gdb || $gdb =~ ^[1-9][0-9]*$ ]] || die "--gdb: '$gdb' is not a port number"
 resolve_kernel "$rev"
 built=$K_DIR
 
