@@ -58,7 +58,9 @@ headers=$tmp/root/usr/src/linux-headers-$abi-amd64
 [[ -f $headers/Makefile ]] || die "linux-headers-$abi-amd64 has no Makefile"
 # The headers' Makefile includes the common tree by its installed path;
 # point it at the unpacked one (everything else is relative).
-sed -i "s|/usr/src/|$dir/root/usr/src/|" "$headers/Makefile"
+# The path is data, not part of a sed program: perl reads it from the
+# environment and puts it in as it is.
+PA_SRC=$dir/root/usr/src/ perl -pi -e 's{/usr/src/}{$ENV{PA_SRC}}' "$headers/Makefile"
 ln -s "root/boot/$(basename "$vmlinuz")" "$tmp/vmlinuz"
 ln -s "root/boot/$(basename "$config")" "$tmp/config"
 ln -s "root/usr/src/linux-headers-$abi-amd64" "$tmp/headers"

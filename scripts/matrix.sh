@@ -93,7 +93,8 @@ compile() {
 	make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
 	# Without the tree's path and line numbers, so that a line the commit
 	# moves is not a new warning.
-	grep -E ': (warning|error):' "$log" | sed -E "s|$KTREE/||; s/:[0-9]+:[0-9]+:/:/" |
+	# (The tree's path is data: perl takes it from the environment, quoted.)
+	grep -E ': (warning|error):' "$log" | PA_TREE=$KTREE/ perl -pe 's/\Q$ENV{PA_TREE}\E//; s/:[0-9]+:[0-9]+:/:/' |
 		sort -u >"$out/$name.warnings" || true
 	jq -n --arg config "$name" --arg status "$status" --arg from "$(basename "$basecfg" .xz)" \
 		--args '{config: $config, from: $from, status: $status, objects: $ARGS.positional}' \

@@ -59,9 +59,13 @@ if [[ ! -f $objdir/key || $(cat "$objdir/key") != "$key" ]]; then
 		# the overlay first on the include path.
 		cmd=$(sed -n "s/^cmd_$(sed 's/[/.]/\\&/g' <<<"$o").o := //p" "$cmdfile" | sed 's/ ; .*//; s/-Wp,-MMD,[^ ]* //')
 		[[ -n $cmd ]] || die "$cmdfile: no compile command"
-		cmd=${cmd/ -c -o $o.o $KTREE\/$o.c/ -g -fdebug-prefix-map=$tmp/src/= -fdebug-prefix-map=$KTREE/= -c -o $tmp/obj/$(basename "$o").o $src}
-		cmd=${cmd/ -nostdinc / -nostdinc -I$tmp/src/include }
-		[[ $cmd == *" -o $tmp/obj/"* ]] || die "$cmdfile: the command does not compile $o.c as expected"
+		# The command is kbuild's shell text, run by eval as kbuild runs
+		# it; the paths put into it are quoted for the shell, and the text
+		# they replace is matched literally.
+		qtmp=$(printf %q "$tmp") qtree=$(printf %q "$KTREE") qsrc=$(printf %q "$src")
+		cmd=${cmd/" -c -o $o.o $KTREE/$o.c"/" -g -fdebug-prefix-map=$qtmp/src/= -fdebug-prefix-map=$qtree/= -c -o $qtmp/obj/$(basename "$o").o $qsrc"}
+		cmd=${cmd/" -nostdinc "/" -nostdinc -I$qtmp/src/include "}
+		[[ $cmd == *" -o $qtmp/obj/"* ]] || die "$cmdfile: the command does not compile $o.c as expected"
 		(cd "$build" && eval "$cmd") >"$tmp/cc.log" 2>&1 ||
 			die "$o.c of $(short "$commit") does not compile: $(head -n3 "$tmp/cc.log")"
 	done
@@ -97,9 +101,9 @@ for o in "${objs[@]}"; do
 		# addr2line -a -f -i: the address, then a function and a line for
 		# every level of inlining, innermost first.
 		cut -d' ' -f1 "$tmp/want" | addr2line -e "$obj" -j "$section" -a -f -i 2>"$tmp/a2l.err" |
-			awk -v dir="$build/" '/^0x[0-9a-f]+$/ { a = $0; sub(/^0x0*/, "", a); if (a == "") a = "0"; level = 0; next }
+			PA_DIR=$build/ awk '/^0x[0-9a-f]+$/ { a = $0; sub(/^0x0*/, "", a); if (a == "") a = "0"; level = 0; next }
 				level == 0 { f = $1; level = 1; next }
-				level == 1 { l = $1; if (index(l, dir) == 1) l = substr(l, length(dir) + 1); print a, f, l; level = 2 }' |
+				level == 1 { l = $1; dir = ENVIRON["PA_DIR"]; if (index(l, dir) == 1) l = substr(l, length(dir) + 1); print a, f, l; level = 2 }' |
 			join - "$tmp/want" | awk '{ print $4, $2, $3 }' >>"$tmp/where" ||
 			die "addr2line failed on $(basename "$obj"): $(head -n1 "$tmp/a2l.err")"
 	done < <(cut -d' ' -f1 "$tmp/mine" | sort -u)
