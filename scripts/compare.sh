@@ -28,6 +28,8 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ $# -ge 1 ]] || die "usage: compare.sh [--markdown] [--only REGEX] NAME=BENCH.json..."
+fdr=${COMPARE_FDR:-0.05}
+[[ $fdr =~ ^(0?\.[0-9]+|0|1)$ ]] || die "COMPARE_FDR=$fdr: a false-discovery rate is a number from 0 to 1, e.g. 0.05"
 
 # Flatten to "kernel-index name figure v1 v2 ..." lines for awk.
 i=0
@@ -37,7 +39,7 @@ for arg in "$@"; do
 	jq -r --arg i "$i" --arg n "$name" --arg only "$only" \
 		'.samples | to_entries[] | select(.key | test($only)) | "\($i) \($n) \(.key) \(.value | map(tostring) | join(" "))"' "$file"
 	i=$((i + 1))
-done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" -v showre="$show" '
+done | PA_SHOW=$show awk -v fmt="$fmt" -v nk="$#" -v fdr="$fdr" '
 	# log Gamma (Lanczos, g = 7), for the incomplete beta function.
 	function lgam(x,   c, i, a, t) {
 		split("0.99999999999980993 676.5203681218851 -1259.1392167224028 771.32342877765313 -176.61502916214059 12.507343278686905 -0.13857109526572012 9.9843695780195716e-6 1.5056327351493116e-7", c, " ")
@@ -118,7 +120,7 @@ done | awk -v fmt="$fmt" -v nk="$#" -v fdr="${COMPARE_FDR:-0.05}" -v showre="$sh
 		}
 		for (x = 1; x <= nf; x++) {
 			fig = order[x]
-			if (fig !~ showre) continue
+			if (fig !~ ENVIRON["PA_SHOW"]) continue
 			line = fig "\t" (higher_better(fig) ? "Hmean" : "Amean") "\t" sprintf("%.5g", show(0, fig))
 			for (k = 1; k < nk; k++) {
 				if (!((k, x) in pv)) { line = line "\t-"; continue }

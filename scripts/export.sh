@@ -36,7 +36,7 @@ for c in "${commits[@]}"; do
 	# lines, and without the sign-off of the replaying identity (replay
 	# adds it).
 	kgit log -1 --format=%B "$c" | sed -e 's/\r$//' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
-		awk -v s="$SIGNOFF" '{ l[NR] = $0 } END { n = NR; if (l[n] == s) n--; while (n > 0 && l[n] == "") n--; for (i = 1; i <= n; i++) print l[i] }' \
+		PA_SIGNOFF=$SIGNOFF awk '{ l[NR] = $0 } END { s = ENVIRON["PA_SIGNOFF"]; n = NR; if (l[n] == s) n--; while (n > 0 && l[n] == "") n--; for (i = 1; i <= n; i++) print l[i] }' \
 		>"$new/msg"
 	subject=$(head -n1 "$new/msg")
 	name=${by_subject[$subject]:-}

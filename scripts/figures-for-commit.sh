@@ -12,8 +12,8 @@ c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
 after=$("$TOP/scripts/measure-sets.sh" "$c")
 before=$("$TOP/scripts/measure-sets.sh" "$c^")
 "$TOP/scripts/compare.sh" --narrow --show "$HEADLINE" "before=$before" "after=$after"
-"$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | awk -F'\t' -v h="$HEADLINE" '
-	$1 ~ h { next }
+"$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | PA_HEADLINE=$HEADLINE awk -F'\t' '
+	$1 ~ ENVIRON["PA_HEADLINE"] { next }
 	{ n++ }
 	$6 == 1 && $5 < 0 { b++; if (!bmin || $5 < bmin) bmin = $5; if (!bmax || $5 > bmax) bmax = $5 }
 	$6 == 1 && $5 > 0 { w++; if (!wmin || $5 < wmin) wmin = $5; if (!wmax || $5 > wmax) wmax = $5 }

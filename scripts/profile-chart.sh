@@ -13,7 +13,7 @@ out=${1:?usage: profile-chart.sh OUT.png NAME=BENCH.json...}
 shift
 [[ $# -gt 0 ]] || die "no kernels to draw"
 skip=" ${PROFILE_CHART_SKIP-zeroing} "
-mapfile -t buckets < <(awk -F'\t' -v skip="$skip" '!/^#/ && NF == 2 && !index(skip, " " $2 " ") && !seen[$2]++ { print $2 }' \
+mapfile -t buckets < <(PA_SKIP=$skip awk -F'\t' '!/^#/ && NF == 2 && !index(ENVIRON["PA_SKIP"], " " $2 " ") && !seen[$2]++ { print $2 }' \
 	"$TOP/qemu/profile/buckets.tsv")
 mapfile -t workloads < <(jq -r '.samples | keys[] | select(test("^prof-.*-allocator$")) | sub("^prof-"; "") | sub("-allocator$"; "")' "${1#*=}")
 [[ ${#workloads[@]} -gt 0 ]] || die "${1#*=} has no profiled figures (prof-*)"

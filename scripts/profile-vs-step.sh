@@ -25,7 +25,9 @@ pairs=$(awk '/^bench info params/ { for (i = 1; i <= NF; i++) if ($i ~ /^warmup=
 	END { print s + w }' "$d/results.txt")
 [[ $pairs -gt 0 ]] || die "$d: pa_bench printed no order-0 pair figure"
 
-awk -v pairs="$pairs" -v tol="${PROFILE_TOLERANCE:-1}" -v shared=" ${PROFILE_SHARED-__cond_resched} " '
+tol=${PROFILE_TOLERANCE:-1}
+[[ $tol =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "PROFILE_TOLERANCE=$tol: a tolerance is a number of percent, e.g. 1 or 0.5"
+PA_SHARED=" ${PROFILE_SHARED-__cond_resched} " awk -v pairs="$pairs" -v tol="$tol" '
 	FNR == 1 { file++ }
 	file <= 2 && $1 ~ /^[0-9]+$/ && NF == 2 { stepped[$2] += $1; next }
 	file == 3 && $1 == "window" { inw = 1; next }
@@ -34,7 +36,7 @@ awk -v pairs="$pairs" -v tol="${PROFILE_TOLERANCE:-1}" -v shared=" ${PROFILE_SHA
 	END {
 		for (f in stepped) {
 			p = counted[f] / pairs
-			if (index(shared, " " f " ")) {
+			if (index(ENVIRON["PA_SHARED"], " " f " ")) {
 				printf "%-32s stepped %6d  profiled %9.2f  (called by pa_bench too: left out)\n", f, stepped[f], p
 				continue
 			}

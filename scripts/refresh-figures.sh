@@ -72,9 +72,9 @@ for i in "${!names[@]}"; do
 	progress "$((i + 1))" "${#names[@]}" "figures for $name"
 	b=$(mktemp)
 	block "${commits[$i]}" >"$b" || die "$name: could not measure $(short "${commits[$i]}")"
-	awk -v blockfile="$b" '
+	PA_BLOCK=$b awk '
 		!skip && (/^Measured (with .make bench.|in QEMU)/ || /^@FIGURES@$/) {
-			while ((getline l < blockfile) > 0) print l
+			while ((getline l < ENVIRON["PA_BLOCK"]) > 0) print l
 			print ""; skip = 1; next
 		}
 		skip && /^(Signed-off-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Suggested-by|Link|Fixes|Cc): / { skip = 0 }
