@@ -42,6 +42,9 @@ ifneq ($(filter rebase,$(MAKECMDGOALS)),)
 REBASE_OPT := $(strip $(call flag,CONTINUE,--continue) $(call flag,SKIP,--skip) $(call flag,ABORT,--abort))
 $(if $(word 2,$(REBASE_OPT)),$(error CONTINUE=1, SKIP=1 and ABORT=1: one at a time))
 endif
+ifneq ($(filter step-lines,$(MAKECMDGOALS)),)
+LINES_OPT := $(call flag,LINES,--lines)
+endif
 
 rebase: import
 	@$(S)/rebase.sh $(REBASE_OPT)
@@ -56,7 +59,7 @@ step: deps
 	@$(S)/step-fastpath.sh $(or $(REV),$(error REV=<commit> is required))
 
 step-lines: deps
-	@$(S)/step-lines.sh $(if $(LINES),--lines) $(or $(REV),$(error REV=<commit> is required)) $(FN)
+	@$(S)/step-lines.sh $(LINES_OPT) $(or $(REV),$(error REV=<commit> is required)) $(FN)
 
 profile: deps
 	@$(S)/profile.sh $(REVS)

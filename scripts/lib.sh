@@ -313,3 +313,5 @@ check_branch "$BRANCH"
 # SERIES_DIR as the user gave it, relative to the caller's directory: the
 # scripts hand it to git -C $KTREE and to each other.
 [[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR
+# NO_REPLAY is 1 or 0 (or unset): "yes" read as 0 would replay.
+[[ ${NO_REPLAY:-0} =~ ^[01]$ ]] || die "NO_REPLAY=$NO_REPLAY: give NO_REPLAY=1 or NO_REPLAY=0"

@@ -184,6 +184,18 @@ ok "make rebase ABORT=0 does not abort, ABORT=1 does, ABORT=yes stops make" '
 	! must_say "deps.sh" >/dev/null
 '
 
+ok "make step-lines LINES=0 asks for no lines, LINES=x stops make" '
+	make -s -n -C "$T_TOP" step-lines REV=x LINES=0 >out && ! grep -q -- --lines out &&
+	make -s -n -C "$T_TOP" step-lines REV=x LINES=1 >out && grep -q -- "step-lines.sh --lines x" out &&
+	must_fail make -s -n -C "$T_TOP" step-lines REV=x LINES=x && must_say "LINES=x: give LINES=1 or LINES=0"
+'
+
+ok "NO_REPLAY=yes is refused, not read as 0" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	{ NO_REPLAY=yes must_fail check.sh; } && must_say "NO_REPLAY=yes" &&
+	! git -C work/linux show-ref -q --verify refs/heads/series && test ! -s make.log
+'
+
 ok "REROLL=abc stops make mail before any work" '
 	fixture_env && must_fail mail.sh abc && must_say "REROLL=abc" && test ! -d work/linux
 '
