@@ -1,6 +1,7 @@
 # Entry points.  Each target is a thin call into scripts/; see README.md.
 #   make check [REVS="A..B"]   build, boot and test every commit (the main job)
 #   make test                  the project's own test suite (what CI runs)
+#   make test-fast             the fixture tests only (SKIP_KERNEL=1): nothing built or booted
 #   make bench [REVS=…]        measure every commit, compare with the base
 #   make bisect GOOD=… BAD=… METRIC=… [THRESHOLD=…]   find a regression
 #   make mail [REROLL=N]       the series as mail files, with b4
@@ -83,7 +84,7 @@ check: deps
 	@$(S)/check.sh $(REVS)
 
 lint: deps
-	@prove tests/t0010-lint.t
+	@prove tests/t0010-lint.t tests/t0015-settings.t
 
 bench: deps
 	@$(S)/bench.sh $(REVS)
