@@ -65,7 +65,9 @@ ok "resolved and continued: the series is on the new base, the upstream patch is
 	must_say "patch 3/3 .three.: its change is already in" out &&
 	git -C work/linux merge-base --is-ancestor base/1.1-1 series &&
 	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 2 &&
-	printf "one\ntwo\n" | diff - series/series.txt && test ! -e series/patches/three.diff &&
+	printf "one\ntwo\n" | diff - <(grep -v "^#" series/series.txt) &&
+	must_say "^# three: left out by make rebase onto base/1.1-1 \(already upstream\), its files kept$" series/series.txt &&
+	cmp three.diff series/patches/three.diff && test -f series/commit-msgs/three &&
 	test ! -e work/state/rebase-series
 '
 
@@ -99,8 +101,120 @@ ok "replay and a second rebase refuse to run while a rebase is in progress" '
 
 ok "SKIP=1 leaves the conflicting patch out" '
 	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } &&
-	rebase.sh --skip >out 2>&1 && must_say "left out: three one \(skipped\)" out &&
-	printf "two\n" | diff - series/series.txt
+	rebase.sh --skip >out 2>&1 && must_say "left out: three \(already upstream\) one \(skipped\)" out &&
+	printf "two\n" | diff - <(grep -v "^#" series/series.txt) &&
+	must_say "^# one: left out by make rebase onto base/1.1-1 \(skipped with SKIP=1\), its files kept$" series/series.txt &&
+	cmp one.diff series/patches/one.diff && test -f series/commit-msgs/one
+'
+
+ok "an abort after the conflict is resolved keeps the resolution on a branch, and says which" '
+	setup && old=$(git -C work/linux rev-parse series) && import_next &&
+	{ rebase.sh >/dev/null 2>&1 || true; } && resolve_one &&
+	rebase.sh --abort 2>out && cat out && must_say "kept on branch series-rebase-kept" out &&
+	git -C work/linux show series-rebase-kept:mm/page_alloc.c | must_say "return 2" /dev/stdin &&
+	test "$(git -C work/linux rev-parse series)" = "$old" && test ! -e work/state/rebase-series
+'
+
+ok "series.txt edited in the middle of a rebase stops --continue with a clear error, and nothing moves" '
+	setup && old=$(git -C work/linux rev-parse series) && import_next &&
+	{ rebase.sh >/dev/null 2>&1 || true; } && resolve_one && printf "one\nthree\n" >series/series.txt &&
+	must_fail rebase.sh --continue && must_say "series.txt changed while the rebase of series is in progress" &&
+	test "$(git -C work/linux rev-parse series)" = "$old" && test -d work/state/rebase-series
+'
+
+ok "a commit message lost in the middle of a rebase stops --continue and --skip, naming it" '
+	setup && old=$(git -C work/linux rev-parse series) && import_next &&
+	{ rebase.sh >/dev/null 2>&1 || true; } && resolve_one && rm series/commit-msgs/two &&
+	must_fail rebase.sh --continue && must_say "commit-msgs/two is missing" &&
+	must_fail rebase.sh --skip && must_say "commit-msgs/two is missing" &&
+	test "$(git -C work/linux rev-parse series)" = "$old"
+'
+
+# Version 1.1-1 where patch one is upstream, and the first line of its
+# context changed too: neither the patch nor its reverse applies, and the
+# three-way merge comes out empty.
+import_upstream_moved() {
+	local d
+	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
+	sed -i "s/return 1/return 2/; s/^int alloc(void)$/int alloc(void) \/* moved *\//" "$d/linux-source-6.1/mm/page_alloc.c" &&
+	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+}
+
+ok "a patch whose three-way merge comes out empty is named: left out (already upstream)" '
+	setup && import_upstream_moved &&
+	rebase.sh >out 2>&1; cat out &&
+	must_say "patch 1/3 .one.: .*left out \(already upstream\)" out &&
+	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 2 &&
+	must_say "^# one: left out .*already upstream" series/series.txt && test -f series/patches/one.diff
+'
+
+# Version 1.1-1 with only the Makefile changed: every patch applies.
+import_plain_next() {
+	local d
+	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
+	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+}
+
+# A git that logs its calls and hangs at the Nth one matching a shell
+# pattern (the arguments after "git"), once, for interrupt_when.
+# usage: hanging_git PATTERN N
+hanging_git() {
+	local real
+	real=$(command -v git) && mkdir -p bin &&
+	cat >bin/git <<-EOF &&
+	#!/bin/sh
+	echo "git \$*" >>"$PWD/git.log"
+	case "\$*" in
+	${1// /\\ }) echo x >>"$PWD/matched"
+		if [ "\$(wc -l <"$PWD/matched")" -eq $2 ]; then echo HANG >>"$PWD/git.log"; sleep 1000; fi ;;
+	esac
+	exec "$real" "\$@"
+	EOF
+	chmod +x bin/git
+}
+
+# Interrupt rebase.sh at the Nth git call matching PATTERN, then run
+# rebase.sh with ARGS (--continue or --skip).  usage: cut_and_resume PATTERN N ARG
+cut_and_resume() {
+	setup && old=$(git -C work/linux diff base/1.0-1 series) && import_plain_next && hanging_git "$1" "$2" &&
+	interrupt_when git.log "^HANG" env PATH="$PWD/bin:$PATH" rebase.sh &&
+	grep -q "^HANG" git.log && rm -rf bin && test -d work/state/rebase-series &&
+	rebase.sh "$3" >out 2>&1; rc=$?; cat out; test $rc -eq 0 && test ! -e work/state/rebase-series
+}
+
+ok "Ctrl-C as the rebase detaches HEAD: --continue completes it" '
+	cut_and_resume "*checkout -q --detach*" 1 --continue &&
+	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
+	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+'
+
+ok "Ctrl-C while patch 2 is being applied: --continue completes the rebase" '
+	cut_and_resume "*apply --index --3way*" 2 --continue &&
+	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
+	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+'
+
+ok "Ctrl-C just before patch 2 is committed: --continue completes the rebase" '
+	cut_and_resume "*commit -q --no-verify*" 2 --continue &&
+	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
+	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+'
+
+ok "Ctrl-C while the series files are exported: --continue completes the rebase" '
+	cut_and_resume "*diff --no-color --no-ext-diff*" 2 --continue &&
+	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
+	printf "one\ntwo\nthree\n" | diff - series/series.txt
+'
+
+ok "Ctrl-C just before patch 2 is committed: --skip leaves patch 2 out" '
+	cut_and_resume "*commit -q --no-verify*" 2 --skip &&
+	git -C work/linux log --format=%s base/1.1-1..series >log &&
+	printf "%s\n" "gfp: Define GFP_ATOMIC" "mm/page_alloc: Return two" | diff - log &&
+	test -f series/patches/two.diff
 '
 
 # Someone else's series: a directory of its own, on a branch of its own.
