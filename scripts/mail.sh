@@ -122,8 +122,11 @@ for c in $(kgit rev-list --reverse "$base..$tip"); do
 			trailers+=(--trailer "Cc: ${r#*: }")
 		done < <(recipients "${own[@]}")
 	fi
+	# Each patch keeps its author (commit-tree would take the sender's
+	# from lib.sh): b4 then puts a From: line in the body of the mail.
 	mtip=$(kgit log -1 --format=%B "$c" | git interpret-trailers --where start "${trailers[@]}" |
-		kgit commit-tree "$c^{tree}" -p "$mtip")
+		GIT_AUTHOR_NAME=$(kgit log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(kgit log -1 --format=%ae "$c") \
+			GIT_AUTHOR_DATE=$(kgit log -1 --format=%aI "$c") kgit commit-tree "$c^{tree}" -p "$mtip")
 done
 kgit checkout -q -b "$mb" "$mtip"
 (cd "$KTREE" && b4 prep -e pagealloc-base >/dev/null 2>&1) || die "b4 prep -e pagealloc-base failed"
