@@ -9,13 +9,22 @@
 #           of the kernel's own tests (qemu/intree-tests.txt) failed or
 #           did not report
 #   hang    QEMU was killed at the time limit
-#   infra   QEMU could not run, or the guest ended without a verdict
-# usage: verdict.sh DIR QEMU_STATUS SECONDS
+#   infra   QEMU could not run, was killed by a signal from outside before
+#           the time limit (the OOM killer), or the guest ended without a
+#           verdict
+# LIMIT is the boot's time limit in seconds: a QEMU that a signal ended
+# (status 128 and more) hung only if it ran that long.  timeout(1) exits
+# 124 when its TERM ended QEMU, 137 when it took a KILL, but 137 too when
+# a KILL from outside ended QEMU first.  Kept in verdict.json, so that a
+# hang is not taken for one under a longer limit.
+# usage: verdict.sh DIR QEMU_STATUS SECONDS [LIMIT]
 . "$(dirname "$0")/lib.sh"
 
-dir=${1:?usage: verdict.sh DIR QEMU_STATUS SECONDS}
+dir=${1:?usage: verdict.sh DIR QEMU_STATUS SECONDS [LIMIT]}
 status=${2:?}
 secs=${3:?}
+limit=${4:-}
+[[ -z $limit || $limit =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "LIMIT: '$limit' is not a number of seconds"
 console=$dir/console.log
 results=$dir/results.txt
 touch "$console" "$results"
@@ -94,8 +103,11 @@ fi
 finished=$(grep -c '^PA-END' "$results" || true)
 
 # isa-debug-exit turns the guest's byte v into QEMU status 2v+1.
-if [[ $status -eq 124 || $status -eq 137 ]]; then
+if [[ $status -eq 124 ]] || { [[ $status -ge 128 && -n $limit ]] && awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s >= l) }'; }; then
 	verdict=hang reason="no verdict within the time limit; last console line: $(tail -n1 "$console")"
+elif [[ $status -ge 128 ]]; then
+	sig=$((status - 128))
+	verdict=infra reason="QEMU was killed by signal $sig ($(kill -l "$sig" 2>/dev/null || echo unknown)) after ${secs}s${limit:+, before its time limit of ${limit}s}: nothing is known of the kernel"
 elif stopped=$(grep -m1 'terminating on signal' "$dir/qemu.out" 2>/dev/null); then
 	# Killed from outside, not by the time limit: QEMU exits 0 and the
 	# guest's log ends wherever it was.  Nothing is known of the kernel.
@@ -118,16 +130,22 @@ else
 	verdict=infra reason="QEMU exited with status $status without a guest verdict; last line from QEMU: $(tail -n1 "$dir/qemu.out" 2>/dev/null); from the console: $(tail -n1 "$console")"
 fi
 
-jq -n --arg verdict "$verdict" --arg reason "$reason" --argjson secs "$secs" \
-	--argjson status "$status" --arg matched "$matched" \
+# Written to a scratch name and renamed, so that no half file is ever
+# read as a verdict.
+if ! jq -n --arg verdict "$verdict" --arg reason "$reason" --argjson secs "$secs" \
+	--argjson status "$status" --argjson limit "${limit:-null}" --arg matched "$matched" \
 	--argjson pass "$npass" --argjson fail "$nfail" --argjson skip "$nskip" \
 	--arg failed_cases "$failed_cases" \
 	--argjson ipass "$ipass" --argjson ifail "$ifail" --argjson iskip "$iskip" \
 	--arg intree_failed "$intree_failed" \
-	'{verdict:$verdict, reason:$reason, seconds:$secs, qemu_status:$status,
+	'{verdict:$verdict, reason:$reason, seconds:$secs, qemu_status:$status, limit:$limit,
 	  matched:($matched | split("\n") | map(select(. != ""))),
 	  tests:{pass:$pass, fail:$fail, skip:$skip,
 	         failed:($failed_cases | split("\n") | map(select(. != "")))},
 	  intree:{pass:$ipass, fail:$ifail, skip:$iskip,
-	          failed:($intree_failed | split("; ") | map(select(. != "")))}}' >"$dir/verdict.json"
+	          failed:($intree_failed | split("; ") | map(select(. != "")))}}' >"$dir/verdict.json.tmp.$$" ||
+	! mv -f "$dir/verdict.json.tmp.$$" "$dir/verdict.json"; then
+	rm -f "$dir/verdict.json.tmp.$$"
+	die "could not write $dir/verdict.json (disk full?)"
+fi
 echo "$verdict"

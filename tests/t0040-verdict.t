@@ -142,6 +142,17 @@ ok "QEMU stopped from outside mid-run is an infrastructure failure, whatever the
 	test "$(verdict.sh b 124 40)" = hang
 '
 
+# timeout(1) exits 137 both when its own KILL ended QEMU at the limit and
+# when a KILL from outside (the OOM killer) ended QEMU before it.
+ok "QEMU killed by a signal before its time limit is infra; at the limit it is a hang, with the limit kept" '
+	boot_dir "Run /init\n" "PA-BEGIN\n" &&
+	test "$(verdict.sh b 137 13.5 600)" = infra &&
+	jq -r .reason b/verdict.json | must_say "killed by signal 9 \(KILL\) after 13.5s, before its time limit of 600s" /dev/stdin &&
+	test "$(verdict.sh b 139 2 600)" = infra &&
+	test "$(verdict.sh b 137 605.2 600)" = hang && test "$(jq .limit b/verdict.json)" = 600 &&
+	test "$(verdict.sh b 124 600 600)" = hang
+'
+
 ok "QEMU ending without a guest verdict is an infrastructure failure" '
 	boot_dir "" "" && test "$(verdict.sh b 1 0.1)" = infra &&
 	boot_dir "qemu: could not load kernel" "" && test "$(verdict.sh b 1 0.1)" = infra
