@@ -70,16 +70,20 @@ built=$K_DIR
 # sandboxed hosts); a firmware-only probe that survives 3 s says it works.
 # The answer is kept per machine in $WORK/state/kvm.
 kvm_works() {
-	local f=$WORK/state/kvm
+	local f=$WORK/state/kvm a
 	[[ ${ACCEL:-auto} != tcg ]] || return 1
 	[[ -w /dev/kvm ]] || return 1
 	if [[ ! -f $f ]]; then
 		mkdir -p "$WORK/state"
 		timeout 3 qemu-system-x86_64 -enable-kvm -cpu host -machine pc -m 64 -nodefaults \
 			-display none >/dev/null 2>&1
-		if [[ $? -eq 124 ]]; then echo yes >"$f"; else echo no >"$f"; fi
+		# Boots side by side probe at once: each answer lands whole.
+		if [[ $? -eq 124 ]]; then a=yes; else a=no; fi
+		{ echo "$a" >"$f.$$" && mv -f "$f.$$" "$f"; } 2>/dev/null || rm -f "$f.$$"
+		[[ $a == yes ]]
+		return
 	fi
-	[[ $(cat "$f") == yes ]]
+	[[ $(cat "$f" 2>/dev/null) == yes ]]
 }
 
 # The roots step needs memory above the first mem_section root: 16 GiB
@@ -179,14 +183,39 @@ key=$( { echo "${qemu[*]} $cmdline ${profile:+profile} ${initrd_base##*/}"
 	sha1sum "$built/bzImage" "${mods[@]}" "${intree[@]}" ${profile:+"$profile"} \
 		"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
-# An infrastructure failure says nothing about the kernel: boot again.
-if [[ $force -eq 0 && -f $out/verdict.json && $(jq -r .verdict "$out/verdict.json") != infra ]]; then
-	v=$(jq -r .verdict "$out/verdict.json")
+# The cached verdict of this boot, if there is one to reuse.  An
+# infrastructure failure says nothing about the kernel, nor does a
+# verdict.json that is not whole: boot again.  A hang is "no verdict
+# within the limit", which a shorter limit than this boot's does not
+# answer (BOOT_TIMEOUT=5 must not stand in for the default 600 s).
+cached_verdict() {
+	local v limit
+	[[ $force -eq 0 && -f $out/verdict.json ]] || return 1
+	# jq -e takes an empty file for a true one; -s does not.
+	v=$(jq -ser 'if length == 1 then .[0].verdict | select(. == "pass" or . == "failed" or . == "hang") else empty end' \
+		"$out/verdict.json" 2>/dev/null) || return 1
+	if [[ $v == hang ]]; then
+		limit=$(jq -r '.limit // 0' "$out/verdict.json")
+		awk -v a="$limit" -v b="$timeout" 'BEGIN { exit !(a + 0 >= b + 0) }' || return 1
+	fi
+	echo "$v"
+}
+report_cached() {
 	say "$K_NAME: $mode boot cached: $v ($out)"
 	echo "$out"
 	[[ $v == pass ]]
-	exit
+}
+if v=$(cached_verdict); then report_cached; exit; fi
+# One boot of a kernel and its steps at a time: a second one (two make
+# checks, or a check and a bisect, over the same commit) waits, and
+# then takes the first one's verdict.
+mkdir -p "$(dirname "$out")"
+exec 8>"$out.lock"
+if ! flock -n 8; then
+	say "$K_NAME: waiting for another boot of the same kernel and steps ($out)"
+	flock 8
 fi
+if v=$(cached_verdict); then report_cached; exit; fi
 
 # Boot into a scratch directory and move it into place only when judged,
 # so an interrupted boot leaves nothing that looks like a result.
@@ -195,16 +224,19 @@ trap 'rm -rf "$tmp"' EXIT
 # timeout passes a Ctrl-C on to QEMU and returns; without this trap the
 # interrupted boot would be judged and cached as if it had run.
 trap 'exit 130' INT TERM
-rm -rf "$tmp"
-mkdir -p "$tmp/mods/lib/pa"
-[[ ${#mods[@]} -eq 0 ]] || cp "${mods[@]}" "$tmp/mods/lib/pa/"
-if [[ ${#intree[@]} -gt 0 ]]; then
-	mkdir -p "$tmp/mods/usr/lib/pa-selftests"
-	[[ ${#intree[@]} -eq 1 ]] || cp "${intree[@]:1}" "$tmp/mods/usr/lib/pa-selftests/"
-	cp "${intree[0]}" "$tmp/mods/lib/pa/intree-tests.txt"
-fi
-(cd "$tmp/mods" && find . | cpio -o -H newc --quiet | gzip) | cat "$initrd_base" - >"$tmp/initrd"
-echo "$cmdline" >"$tmp/cmdline"
+# The guest's files (a full disk fails here, and is no verdict either).
+prepare() {
+	rm -rf "$tmp" && mkdir -p "$tmp/mods/lib/pa" || return 1
+	[[ ${#mods[@]} -eq 0 ]] || cp "${mods[@]}" "$tmp/mods/lib/pa/" || return 1
+	if [[ ${#intree[@]} -gt 0 ]]; then
+		mkdir -p "$tmp/mods/usr/lib/pa-selftests" || return 1
+		[[ ${#intree[@]} -eq 1 ]] || cp "${intree[@]:1}" "$tmp/mods/usr/lib/pa-selftests/" || return 1
+		cp "${intree[0]}" "$tmp/mods/lib/pa/intree-tests.txt" || return 1
+	fi
+	(cd "$tmp/mods" && find . | cpio -o -H newc --quiet | gzip) | cat "$initrd_base" - >"$tmp/initrd" || return 1
+	echo "$cmdline" >"$tmp/cmdline"
+}
+prepare || die "$K_NAME: could not prepare the boot in $tmp (disk full?): an infrastructure failure, nothing kept"
 
 say "$K_NAME: booting ($mode, run=$run, limit ${timeout}s)"
 start=$(date +%s.%N)
@@ -213,14 +245,15 @@ start=$(date +%s.%N)
 set +e
 timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
 	-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \
-	</dev/null >"$tmp/qemu.out" 2>&1
+	</dev/null >"$tmp/qemu.out" 2>&1 8>&-
 status=$?
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')
 rm -rf "$tmp/mods" "$tmp/initrd"
 # The guest's tty turns each newline into CR LF.
 sed -i 's/\r$//' "$tmp/results.txt" "$tmp/console.log" 2>/dev/null || true
-v=$("$TOP/scripts/verdict.sh" "$tmp" "$status" "$secs")
+v=$("$TOP/scripts/verdict.sh" "$tmp" "$status" "$secs" "$timeout") ||
+	die "$K_NAME: the boot could not be judged (see above): an infrastructure failure, nothing kept"
 rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT
