@@ -22,7 +22,14 @@ boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1" "r
 CHECK_MATRIX=${CHECK_MATRIX:-1}
 
 # The base is built first: its warnings and text size are the reference.
-"$TOP/scripts/build.sh" "$base" >/dev/null || die "the base $(short "$base") does not build"
+# A build that failed for reasons outside the commit (killed, disk full)
+# leaves a build.json that says "infra", or none: no verdict on it.
+build_status() { jq -r .status "$RESULTS/$1/build.json" 2>/dev/null || echo infra; }
+if ! "$TOP/scripts/build.sh" "$base" >/dev/null; then
+	[[ $(build_status "$base") != failed ]] ||
+		die "the base $(short "$base") does not build"
+	die "the base $(short "$base") could not be built: an infrastructure failure (see above); run again"
+fi
 bj=$RESULTS/$base/build.json
 
 # Boots side by side must not each make the initramfs into one scratch file.
@@ -82,7 +89,9 @@ for c in "${commits[@]}"; do
 	verdict=pass why='' boot_s=- tests=- intree=- newwarn=- dtext=- build_s=- matrix=-
 	result_dir "$c" >/dev/null
 	if ! "$TOP/scripts/build.sh" "$c" >/dev/null; then
-		verdict=failed why="build: $(jq -r '.error // empty' "$RESULTS/$c/build.json" 2>/dev/null || echo "see $RESULTS/$c/build.log")"
+		verdict=failed
+		[[ $(build_status "$c") == failed ]] || verdict=infra
+		why="build: $(jq -r '.error // empty' "$RESULTS/$c/build.json" 2>/dev/null || echo "see $RESULTS/$c/build.log")"
 		write_row "$i"
 		continue
 	fi

@@ -121,7 +121,7 @@ resolve_kernel() {
 		K_NAME=$(basename "$K_DIR")
 	else
 		c=$(kgit rev-parse --verify -q "$1^{commit}") || die "$1: no such commit in $KTREE"
-		"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") does not build"
+		"$TOP/scripts/build.sh" "$c" >/dev/null || die "$(short "$c") was not built (see the error above)"
 		K_DIR=$(result_dir "$c")
 		K_NAME=$(short "$c")
 	fi
