@@ -14,7 +14,8 @@ usage: boot.sh [options] REV
                                     1 CPU under -icount shift=0 (repeatable)
   --run STEPS        guest steps, comma separated (kunit, stress: the
                      stress suite, with kunit; roots: the pageblock suite
-                     for memory above 16 GiB, in an 18 GiB guest; intree,
+                     for memory above 16 GiB, in an 18 GiB guest; hwpoison:
+                     memory_failure() of a free page, alone; intree,
                      bench, hackbench, tbench, pagefault, contend; default
                      kunit,stress)
   --append ARGS      more kernel command-line arguments
@@ -60,6 +61,8 @@ for s in "${steps_asked[@]}"; do
 		die "--run (RUN=): unknown step '$s'; the steps are ${steps_known[*]} (comma separated)"
 done
 [[ ,$run, != *,roots,* || $run == roots ]] || die "--run roots runs alone, not with '$run'"
+# The hwpoison case must be the boot's first poisoning.
+[[ ,$run, != *,hwpoison,* || $run == hwpoison ]] || die "--run hwpoison runs alone, not with '$run'"
 [[ $mode == functional || $mode == deterministic ]] || die "--mode (MODE=): '$mode' is neither functional nor deterministic"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout (BOOT_TIMEOUT): '$timeout' is not a whole number of seconds"
 [[ -z $gdb || $gdb =~ ^[1-9][0-9]*$ ]] || die "--gdb: '$gdb' is not a port number"
@@ -157,6 +160,7 @@ want() { [[ -f $built/modules/$1.ko ]] && mods+=("$built/modules/$1.ko"); return
 [[ ,$run, != *,kunit,* ]] || want pa_kunit
 [[ ,$run, != *,stress,* ]] || want pa_kunit_stress
 [[ ,$run, != *,roots,* ]] || want pa_kunit_roots
+[[ ,$run, != *,hwpoison,* ]] || want pa_kunit_hwpoison
 [[ ,$run, != *,bench,* ]] || want pa_bench
 [[ ,$run, != *,contend,* ]] || want pa_contend
 case $append in *pa.provoke=warn* | *pa.provoke=nofail* | *pa.provoke=oversized* | *pa.provoke=badfree*) want pa_provoke ;; esac

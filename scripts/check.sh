@@ -12,9 +12,10 @@ resolve_revs commits "$@"
 
 # The boots every commit gets: KUnit (the stress suite included) and the
 # kernel's own tests on the functional machine, KUnit again with page
-# poisoning and debug_pagealloc to catch use-after-free, and the roots
-# suite in an 18 GiB guest (memory under a second mem_section root).
-boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1" "roots|")
+# poisoning and debug_pagealloc to catch use-after-free, the roots suite
+# in an 18 GiB guest (memory under a second mem_section root), and the
+# hwpoison suite in a boot of its own (the first poisoning since boot).
+boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1" "roots|" "hwpoison|")
 [[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
 
 # The build matrix (matrix.sh) compiles each commit in Debian's configs

@@ -4,7 +4,7 @@ set -euo pipefail
 
 pkgs=(linux-source-6.1 linux-config-6.1 gcc libc6-dev make ccache git jq bc flex bison
 	libelf-dev libssl-dev dwarves cpio xz-utils gzip qemu-system-x86
-	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb)
+	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb sparse)
 
 missing=()
 for p in "${pkgs[@]}"; do

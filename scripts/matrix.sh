@@ -4,7 +4,9 @@
 # version, from linux-config-<major.minor>, with a fragment on top), and
 # compare the warnings of the compiler and objtool with the base's in the
 # same config.  An error or a new warning fails the commit, naming the
-# config.  A compile, not a boot: these kernels are not booted.
+# config.  A compile, not a boot: these kernels are not booted.  A config
+# whose fragment says "# checker: sparse" runs sparse on the objects too
+# (make C=2), and sparse's warnings count as the compiler's do.
 # Kept per commit, reused while nothing that goes into them changes:
 #   $RESULTS/<commit>/matrix/<config>.{log,warnings,json,key}
 # usage: matrix.sh REV
@@ -58,11 +60,13 @@ builds() { # BUILD_DIR OBJ
 
 # compile COMMIT NAME: the objects of COMMIT in config NAME, unless done.
 compile() {
-	local c=$1 name=$2 frag=$MATRIX/$2.config out flavour basecfg key build log objs o status
+	local c=$1 name=$2 frag=$MATRIX/$2.config out flavour basecfg key build log objs o status checker
 	out=$(result_dir "$c")/matrix
 	flavour=$(sed -n 's/^# base-config: *//p' "$frag")
 	basecfg=$CONFIG_DIR/config.amd64_${flavour:-none_amd64}.xz
 	[[ -f $basecfg ]] || die "$name: $frag starts from $basecfg, which does not exist"
+	checker=$(sed -n 's/^# checker: *//p' "$frag")
+	[[ -z $checker ]] || command -v "$checker" >/dev/null || die "$name: the checker '$checker' is not installed (make deps)"
 	key=$( { kgit rev-parse "$c^{tree}"; cat "$frag" "$basecfg" "$TOP/scripts/matrix.sh";
 		printf '%s\n' "${objects[@]}"; } | sha1sum | cut -c1-16)
 	[[ ! -f $out/$name.key || $(cat "$out/$name.key") != "$key" ]] || return 0
@@ -90,7 +94,7 @@ compile() {
 	log=$out/$name.log
 	say "$(short "$c"): compiling ${objs[*]} with the $name config"
 	status=ok
-	make -C "$KTREE" O="$build" CC="ccache gcc" -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
+	make -C "$KTREE" O="$build" CC="ccache gcc" ${checker:+C=2 CHECK="$checker"} -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
 	# Without the tree's path and line numbers, so that a line the commit
 	# moves is not a new warning.
 	# (The tree's path is data: perl takes it from the environment, quoted.)

@@ -58,6 +58,7 @@ expect_mods=()
 [[ $begin != *"run=["*kunit* ]] || expect_mods+=(pa_kunit)
 [[ $begin != *"run=["*stress* ]] || expect_mods+=(pa_kunit_stress)
 [[ $begin != *"run=["*roots* ]] || expect_mods+=(pa_kunit_roots)
+[[ $begin != *"run=["*hwpoison* ]] || expect_mods+=(pa_kunit_hwpoison)
 [[ $begin != *"provoke=[fail]"* ]] || expect_mods+=(pa_fail)
 ran=$(awk '/^PA-KTAP-BEGIN/ { in_ktap = 1; next } /^PA-KTAP-END/ { in_ktap = 0; next }
 	in_ktap && /^(    |\t)(not )?ok [0-9]+/ { sub(/^(    |\t)(not )?ok [0-9]+ (- )?/, ""); sub(/ #.*/, ""); print $1 }' "$results")

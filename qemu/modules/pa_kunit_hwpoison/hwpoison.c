@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite pagealloc_hwpoison: a free page that memory_failure() is
+ * poisoning must not be handed out before memory_failure() has taken it
+ * off the free lists.
+ *
+ * memory_failure() sets PG_hwpoison on the page first, then takes the
+ * page off the free lists (take_page_off_buddy()), and raises
+ * num_poisoned_pages last, in action_result().  In that window only the
+ * allocation checks (check_new_pages()) keep the page from being
+ * allocated.  The case frees a MAX_ORDER - 1 block, poisons one of its
+ * pages with memory_failure(), and allocates a block of the same order
+ * from an ftrace hook on take_page_off_buddy(): the allocator must not
+ * return the block that holds the poisoned page.
+ *
+ * It guards check-pages-only-when-asked, which turns those checks off
+ * when no debugging option asks for them.  The case must be the boot's
+ * first poisoning (a later one finds num_poisoned_pages raised already),
+ * and it leaves poisoned or leaked memory behind, so its guest runs it
+ * alone (guest step hwpoison).
+ */
+
+#include <kunit/test.h>
+#include <linux/ftrace.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/string.h>
+
+#if !defined(CONFIG_MEMORY_FAILURE) || !defined(CONFIG_DYNAMIC_FTRACE)
+#error "pa_kunit_hwpoison needs CONFIG_MEMORY_FAILURE and CONFIG_DYNAMIC_FTRACE"
+#endif
+
+/* The largest buddy order: such a block is never merged with another. */
+#define PA_HWP_ORDER	(MAX_ORDER - 1)
+
+static struct page *pa_hwp_block;
+static struct page *pa_hwp_taken;
+static bool pa_hwp_in_window;
+
+/*
+ * Runs on entry to take_page_off_buddy(), with PG_hwpoison set on a page
+ * of pa_hwp_block and the block still free.  Preemption is disabled here:
+ * the allocation does not sleep.
+ */
+static void pa_hwp_allocate_in_window(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	if (pa_hwp_in_window)
+		return;
+	pa_hwp_in_window = true;
+	pa_hwp_taken = alloc_pages_node(page_to_nid(pa_hwp_block),
+					GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN,
+					PA_HWP_ORDER);
+}
+
+static struct ftrace_ops pa_hwp_ops = {
+	.func = pa_hwp_allocate_in_window,
+};
+
+static void pagealloc_hwpoison_free_page_not_allocated_while_poisoned(struct kunit *test)
+{
+	static unsigned char fn[] = "take_page_off_buddy";
+	unsigned long pfn;
+	int ret;
+
+	pa_hwp_block = alloc_pages(GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, PA_HWP_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, pa_hwp_block);
+	pfn = page_to_pfn(pa_hwp_block) + 1;
+
+	ret = ftrace_set_filter(&pa_hwp_ops, fn, strlen(fn), 1);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "ftrace cannot hook %s", fn);
+	ret = register_ftrace_function(&pa_hwp_ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	/*
+	 * Freed, the block heads the free list of its order and migratetype,
+	 * which the allocation in the window reads first.
+	 */
+	__free_pages(pa_hwp_block, PA_HWP_ORDER);
+	ret = memory_failure(pfn, MF_SW_SIMULATED);
+
+	unregister_ftrace_function(&pa_hwp_ops);
+	ftrace_free_filter(&pa_hwp_ops);
+	KUNIT_ASSERT_TRUE_MSG(test, pa_hwp_in_window,
+			      "memory_failure(%#lx) returned %d without calling %s", pfn, ret, fn);
+	/* A block that holds the poisoned page stays out of the allocator. */
+	if (pa_hwp_taken && pa_hwp_taken != pa_hwp_block)
+		__free_pages(pa_hwp_taken, PA_HWP_ORDER);
+	KUNIT_EXPECT_PTR_NE_MSG(test, pa_hwp_taken, pa_hwp_block,
+				"pfn %#lx was poisoned and its block allocated before memory_failure() took it off the free lists",
+				pfn);
+}
+
+static struct kunit_case pagealloc_hwpoison_cases[] = {
+	KUNIT_CASE(pagealloc_hwpoison_free_page_not_allocated_while_poisoned),
+	{}
+};
+
+static struct kunit_suite pagealloc_hwpoison_suite = {
+	.name = "pagealloc_hwpoison",
+	.test_cases = pagealloc_hwpoison_cases,
+};
+kunit_test_suite(pagealloc_hwpoison_suite);
+
+MODULE_DESCRIPTION("KUnit: a free page being poisoned is not allocated");
+MODULE_LICENSE("GPL");
