@@ -107,6 +107,17 @@ ok "a commit message without a subject is refused" '
 	must_fail replay.sh && must_say "commit-msgs/two: first line"
 '
 
+ok "lint takes a From: line only as \"From: Name <email>\", a blank line and a subject, and names each file that is not" '
+	three_patches && m=series/commit-msgs &&
+	{ printf "From: A U Thor <au@example.net>\n\n"; cat $m/one; } >msg && mv msg $m/one && lint-series.sh &&
+	sed -i "1s/.*/From: A U Thor au@example.net/" $m/one &&
+	printf "From: A U Thor <au@example.net>\n\n\nBody, no subject.\n" >$m/two &&
+	printf "From: A U Thor <au@example.net>\n\n" >$m/three &&
+	must_fail lint-series.sh && must_say "commit-msgs/one: .*From: Name <email>" &&
+	must_say "commit-msgs/two: .*subject.* empty" && must_say "commit-msgs/three: .*subject.* empty" &&
+	must_fail replay.sh && must_say "commit-msgs/one: .*From: Name <email>"
+'
+
 ok "replay refuses to overwrite uncommitted edits in the kernel tree" '
 	three_patches && replay.sh && echo x >>work/linux/mm/page_alloc.c &&
 	must_fail replay.sh && must_say "uncommitted changes"
