@@ -136,6 +136,12 @@ ensure_objects() {
 		! kgit cat-file -e "$commit:$f" 2>/dev/null || objs+=("${f%.c}.o")
 	done
 	if [[ ${#objs[@]} -gt 0 ]]; then
+		# The build itself is done: edits in the tree put off the objects,
+		# they do not stop the step.
+		if [[ $(kgit rev-parse HEAD) != "$commit" && -n $(kgit status --porcelain --untracked-files=no) ]]; then
+			say "$(short "$commit"): the series' objects not compiled: $KTREE has uncommitted changes"
+			return 0
+		fi
 		checkout_commit
 		configure
 		say "$(short "$commit"): compiling the objects of the series' C files for bloat-o-meter: ${objs[*]}"

@@ -124,6 +124,13 @@ ok "checking another series builds and boots only its own commit, not the base a
 	test -f $res/objects/mm/page_alloc.o && test ! -e $res/objects/mm/other.o
 '
 
+ok "a build done before is still used over uncommitted edits; only its objects wait" '
+	setup && build.sh base/1.0-1 2>/dev/null && patch_from one "mm: one" "s/return 1/return 2/" && replay.sh 2>/dev/null &&
+	git -C work/linux checkout -q series && echo "/* local */" >>work/linux/mm/page_alloc.c &&
+	build.sh base/1.0-1 2>out && must_say "build cached \(ok\)" out && must_say "objects not compiled: .*uncommitted" out &&
+	test ! -e $res/objects.key
+'
+
 # --- two writers at once -----------------------------------------------
 
 ok "two boots of one commit at once: one waits, and both give the one verdict" '
