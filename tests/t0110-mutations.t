@@ -51,12 +51,15 @@ case_report() { # BOOT-DIR CASE
 
 # A mutated kernel's boot runs pa_kunit, and the stress suite's module
 # only when the .expect names one of its cases: it takes two thirds of a
-# KUnit boot.  A case of the roots suite runs alone, in its 18 GiB guest.
+# KUnit boot.  A case of the roots suite runs alone, in its 18 GiB guest,
+# and so does the hwpoison one, which must be its boot's first poisoning.
 mutant_run() { # EXPECT
 	if grep -q 'pagealloc_stress_' "$1"; then
 		echo kunit,stress
 	elif grep -q 'pagealloc_roots_' "$1"; then
 		echo roots
+	elif grep -q 'pagealloc_hwpoison_' "$1"; then
+		echo hwpoison
 	else
 		echo kunit
 	fi
@@ -132,7 +135,7 @@ shared() { [[ $(members_of "$1" | wc -l) -gt 1 ]]; }
 
 # The boots with no mutation switched on that run every suite the RUNs
 # of a shared kernel's members run: one of pa_kunit (with the stress
-# suite if a member needs it) and the roots one.
+# suite if a member needs it), the roots one and the hwpoison one.
 unswitched_runs() { # RUN...
 	local runs=" $* "
 	case $runs in
@@ -140,6 +143,7 @@ unswitched_runs() { # RUN...
 	*" kunit "*) echo kunit ;;
 	esac
 	[[ $runs != *" roots "* ]] || echo roots
+	[[ $runs != *" hwpoison "* ]] || echo hwpoison
 }
 
 # The boots GROUP's kernel gets, "RUN|APPEND" a line: each member's, and
@@ -187,6 +191,8 @@ unmutated_boot() { # CASE TARGET
 		boot.sh --run "$DEBUG_RUN" --append "$DEBUG_APPEND" "$2"
 	elif [[ $1 == *pagealloc_roots_* ]]; then
 		boot.sh --run roots "$2"
+	elif [[ $1 == *pagealloc_hwpoison_* ]]; then
+		boot.sh --run hwpoison "$2"
 	else
 		boot.sh --run "$PLAIN_RUN" --append "$PLAIN_APPEND" "$2"
 	fi
