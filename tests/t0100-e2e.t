@@ -45,7 +45,7 @@ boot_tip_as() {
 # initramfs is made first, not by two boots at once.
 "$T_TOP/qemu/mkinitramfs.sh" >/dev/null 2>&1
 { for b in intree fail; do boot_tip_as $b; done; } >/dev/null 2>&1 &
-{ for b in panic hang warn nofail oversized badfree-debug_pagealloc=on badfree-page_poison=1 badpcp; do
+{ for b in panic hang warn nofail oversized badfree-debug_pagealloc=on badfree-page_poison=1 badfree-check_pages=on badpcp; do
 	boot_tip_as $b; done; } >/dev/null 2>&1 &
 
 # The guest's C code (KUnit suites, benchmark modules, guest programs)
@@ -131,14 +131,14 @@ ok "three requests of order MAX_ORDER warn once, from the allocator" '
 '
 
 # Patch 7 checks a page's state only when debugging asks for it.  Under
-# each debugging option alone (init_on_alloc, which this config turns
-# on, set off), an
-# order-4 block (past the pcp lists' orders, so checked as it is freed)
-# freed with its first two pages still mapped must be reported twice:
-# its tail page by the tail loop, its head by the head check.  Without
-# either option the block would reach the free lists corrupt, and
+# each debugging option alone, and under check_pages=on, which asks for
+# the checks alone (init_on_alloc, which this config turns on, set off),
+# an order-4 block (past the pcp lists' orders, so checked as it is
+# freed) freed with its first two pages still mapped must be reported
+# twice: its tail page by the tail loop, its head by the head check.
+# Without any of them the block would reach the free lists corrupt, and
 # pa_provoke refuses to make it.
-for opt in debug_pagealloc=on page_poison=1; do
+for opt in debug_pagealloc=on page_poison=1 check_pages=on; do
 	export OPT=$opt
 	ok "with $opt a block freed while still mapped is reported as a bad page state, head and tail" '
 		d=$(boot_tip_as "badfree-$OPT"); test $? -ne 0 &&

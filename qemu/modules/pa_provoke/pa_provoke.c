@@ -25,7 +25,12 @@ MODULE_PARM_DESC(oversized,
 static bool badfree;
 module_param(badfree, bool, 0444);
 MODULE_PARM_DESC(badfree,
-		 "with page poisoning or debug_pagealloc on, free an order-4 block whose first two pages are still mapped; the allocator must report both");
+		 "with page poisoning, debug_pagealloc or check_pages on, free an order-4 block whose first two pages are still mapped; the allocator must report both");
+
+/* No exported test says whether check_pages=on was given: init tells. */
+static bool checks_asked;
+module_param(checks_asked, bool, 0444);
+MODULE_PARM_DESC(checks_asked, "the boot asked for check_pages=on (badfree)");
 
 static bool badfree_pcp;
 module_param(badfree_pcp, bool, 0444);
@@ -43,8 +48,8 @@ static void provoke_bad_free(void)
 	const unsigned int order = PAGE_ALLOC_COSTLY_ORDER + 1;
 	struct page *page;
 
-	if (!page_poisoning_enabled() && !debug_pagealloc_enabled()) {
-		pr_err("pa_provoke: badfree needs page_poison=1 or debug_pagealloc=on\n");
+	if (!page_poisoning_enabled() && !debug_pagealloc_enabled() && !checks_asked) {
+		pr_err("pa_provoke: badfree needs page_poison=1, debug_pagealloc=on or check_pages=on\n");
 		return;
 	}
 	page = alloc_pages(GFP_KERNEL, order);
