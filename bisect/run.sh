@@ -15,6 +15,7 @@ boot | kunit:*) DEFAULT_KFLAVOR=check ;;
 *) DEFAULT_KFLAVOR=bench ;;
 esac
 . "$(dirname "$0")/../scripts/lib.sh"
+need_uint BENCH_K BENCH_JOBS JOBS
 
 good=${1:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}
 bad=${2:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}

@@ -9,6 +9,7 @@
 # usage: bench.sh [REV | A..B]...
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint BENCH_K BENCH_JOBS BENCH_ZERO_K BENCH_PROFILE_K
 
 mode=${BENCH_MODE:-deterministic}
 ensure_series

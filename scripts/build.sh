@@ -31,6 +31,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
 # link would number itself from the build directory's .version.
 export KBUILD_BUILD_USER=pagealloc KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
 export KBUILD_BUILD_TIMESTAMP=$GIT_COMMITTER_DATE
+need_uint JOBS
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # The guest modules this flavour builds: the bench kernel has no KUnit,

@@ -13,6 +13,7 @@
 # usage: contend.sh [REV ...]   (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint BENCH_CONTEND_K BENCH_JOBS
 
 ensure_series
 revs=()

@@ -134,6 +134,7 @@ resolve_kernel() {
 # per page vary by up to 1.1% over five boots (a handful of pcp refills
 # more or less in a run that allocates ~4000 pages); at 400, by 0.2-0.6%.
 measure_profile() {
+	need_uint BENCH_PROFILE_K
 	BENCH_K=${BENCH_PROFILE_K:-3} BENCH_PROFILE=1 BENCH_STEPS=hackbench,tbench,pagefault \
 		BENCH_APPEND="init_on_alloc=0 pa.tbench_secs=2 pa.hackbench_loops=400" \
 		BENCH_PAD_CHAR=p "$TOP/scripts/measure.sh" "$1"
@@ -145,6 +146,7 @@ measure_profile() {
 # with the paprof plugin; letters c, cc, ... as perturbation.  Wall-clock
 # and host scheduling make every boot different: a family, not a repeat.
 measure_contend() {
+	need_uint BENCH_CONTEND_K
 	BENCH_K=${BENCH_CONTEND_K:-5} BENCH_MODE=functional BENCH_PROFILE=1 BENCH_STEPS=contend \
 		BENCH_PAD_CHAR=c BENCH_APPEND="init_on_alloc=0${CONTEND:+ pa.contend=$CONTEND}" \
 		"$TOP/scripts/measure.sh" "$1"
@@ -310,6 +312,20 @@ check_branch() {
 	return 0
 }
 check_branch "$BRANCH"
+
+# A setting that counts (boots, jobs, seconds) is digits only: bash
+# arithmetic, $((...)) and [[ $x -gt 0 ]] alike, evaluates a value as an
+# expression, and the subscript in BENCH_K='a[$(cmd)]' runs cmd.  A script
+# calls this for each such setting it reads, before any work; unset or
+# empty means the default.  usage: need_uint NAME...
+need_uint() {
+	local n
+	for n in "$@"; do
+		[[ -z ${!n:-} || ${!n} =~ ^(0|[1-9][0-9]*)$ ]] ||
+			die "$n='${!n}': a whole number is needed here (digits only, e.g. $n=3)"
+	done
+}
+
 # SERIES_DIR as the user gave it, relative to the caller's directory: the
 # scripts hand it to git -C $KTREE and to each other.
 [[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR

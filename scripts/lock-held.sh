@@ -14,6 +14,7 @@
 # usage: lock-held.sh [REV...]      (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint STEP_SKIP BENCH_JOBS
 
 # Instructions inside the lock in a steps file: its trace follows the
 # first blank line, one "function+offset: instruction" per line.

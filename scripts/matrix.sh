@@ -13,6 +13,7 @@
 #   prints "PASSED/CONFIGS" ("-" with no C file to compile), then one line
 #   per failed config; exit 1 if any failed
 . "$(dirname "$0")/lib.sh"
+need_uint JOBS
 
 MATRIX=${MATRIX:-$TOP/qemu/matrix}
 rev=${1:?usage: matrix.sh REV}

@@ -9,6 +9,8 @@
 # usage: measure-sets.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+# Checked before the main set is measured, not after.
+need_uint BENCH_K BENCH_JOBS BENCH_ZERO_K BENCH_PROFILE_K
 
 rev=${1:?usage: measure-sets.sh REV}
 main=$("$TOP/scripts/measure.sh" "$rev") || die "$rev could not be measured"

@@ -18,6 +18,7 @@
 # usage: measure.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint BENCH_K BENCH_JOBS
 
 K=${BENCH_K:-5}
 mode=${BENCH_MODE:-deterministic}

@@ -10,6 +10,7 @@
 # usage: profile-vs-step.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint PROFILE_LOOPS STEP_SKIP
 
 rev=${1:?usage: profile-vs-step.sh REV}
 loops=${PROFILE_LOOPS:-20000}

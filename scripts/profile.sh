@@ -9,6 +9,7 @@
 # usage: profile.sh [REV|debian ...]    (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint BENCH_PROFILE_K BENCH_JOBS
 
 ensure_series
 revs=()

@@ -9,6 +9,7 @@
 # usage: refresh-figures.sh [NAME...]      (default: every patch)
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint BENCH_K BENCH_JOBS BENCH_ZERO_K BENCH_PROFILE_K STEP_SKIP
 
 ensure_series
 mapfile -t names < <(series_names)

@@ -16,6 +16,7 @@
 # usage: step-fastpath.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
+need_uint STEP_SKIP
 
 rev=${1:?usage: step-fastpath.sh REV}
 resolve_kernel "$rev"

@@ -205,4 +205,27 @@ ok "a relative SERIES_DIR is read from the caller directory" '
 	SERIES_DIR=series replay.sh 2>/dev/null && git -C work/linux show series:mm/page_alloc.c | grep -q "return 2"
 '
 
+# Bash arithmetic evaluates a value as an expression: the subscript runs
+# the command in it (of a variable that is set, so that set -u does not
+# stop it first).  Each setting that counts, and a script that reads it.
+export HOSTILE_NUM='PATH[$(touch pwned)]'
+ok "a setting that counts, given PATH[\$(touch pwned)], is refused by name before any work, and runs nothing" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && replay.sh 2>/dev/null && export KFLAVOR=check && n=0 &&
+	for t in "BENCH_K measure.sh base/1.0-1" "BENCH_JOBS measure.sh base/1.0-1" \
+		"BENCH_ZERO_K measure-sets.sh base/1.0-1" "BENCH_PROFILE_K measure-sets.sh base/1.0-1" \
+		"BENCH_K bench.sh" "BENCH_ZERO_K bench.sh" "BENCH_PROFILE_K bench.sh" "BENCH_JOBS bench.sh" \
+		"BENCH_PROFILE_K profile.sh base/1.0-1" "BENCH_CONTEND_K contend.sh base/1.0-1" \
+		"BENCH_ZERO_K refresh-figures.sh" "BENCH_K figures-for-commit.sh series" \
+		"BENCH_K $T_TOP/bisect/run.sh base/1.0-1 series alloc-o0-pair-z0" \
+		"BISECT_TIMEOUT $T_TOP/bisect/run.sh base/1.0-1 series boot" \
+		"JOBS build.sh base/1.0-1" "JOBS matrix.sh base/1.0-1" "STEP_SKIP step-fastpath.sh base/1.0-1" \
+		"STEP_SKIP lock-held.sh base/1.0-1" "PROFILE_LOOPS profile-vs-step.sh base/1.0-1" \
+		"BOOT_TIMEOUT boot.sh base/1.0-1"; do
+		set -- $t && v=$1 && shift && n=$((n + 1)) &&
+		if env "$v=$HOSTILE_NUM" "$@" >out.$n 2>&1; then echo "$v $*: it ran"; cat out.$n; exit 1; fi &&
+		{ must_say "$v.*PATH\[\\\$\(touch pwned\)\]" out.$n || { echo "($v $*)"; exit 1; }; }
+	done &&
+	test ! -s make.log && test ! -s qemu.log && test -z "$(find . "$WORK" -name "pwned*")"
+'
+
 done_testing
