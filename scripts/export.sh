@@ -25,7 +25,7 @@ fi
 slug() { tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9_]+/-/g; s/^-+//; s/-+$//' | cut -c1-60 | sed 's/-$//'; }
 
 new=$(mktemp -d)
-trap 'rm -rf "$new"' EXIT
+trap 'rm -rf "$new" "$WORK/state/replayed-$BRANCH.tmp.$$"' EXIT
 mkdir -p "$new/commit-msgs" "$new/patches"
 header=$(grep '^#' "$SERIES_DIR/series.txt" 2>/dev/null || true)
 [[ -z $header ]] || printf '%s\n' "$header" >"$new/series.txt"
@@ -79,8 +79,12 @@ while IFS= read -r -d '' f; do
 	rel=${f#"$SERIES_DIR"/}
 	[[ -n ${wrote[$rel]:-} ]] || kept+=("$rel")
 done < <(find "$SERIES_DIR/commit-msgs" "$SERIES_DIR/patches" -mindepth 1 \( -type f -o -type l \) -print0 | sort -z)
+# The record replay checks the branch against (replay.sh), whole or not at
+# all: a write cut short must not leave it empty.
 mkdir -p "$WORK/state"
-echo "$tip" >"$WORK/state/replayed-$BRANCH"
+stamp=$WORK/state/replayed-$BRANCH
+printf '%s\n' "$tip" >"$stamp.tmp.$$" || die "could not write $stamp.tmp.$$ (is the disk full?); the series files are exported, run 'make export' again"
+mv -f "$stamp.tmp.$$" "$stamp"
 say "exported ${#commits[@]} commits of $BRANCH ($(short "$tip")) to $SERIES_DIR"
 [[ ${#kept[@]} -eq 0 ]] ||
 	say "left in place, not part of the exported series (series.txt does not list them; delete them if they are not wanted): ${kept[*]}"

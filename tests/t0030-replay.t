@@ -130,6 +130,27 @@ ok "replay refuses to drop commits made in the kernel tree, and says to export" 
 	git -C work/linux log -1 --format=%s series | must_say "local work" /dev/stdin
 '
 
+# The record of the last replay, as a write cut short (a full disk) left
+# it: empty.  A tip the series files make is safe to move; another is not.
+ok "an empty record of the last replay does not block a rerun on a branch the series files make" '
+	three_patches && replay.sh && t=$(git -C work/linux rev-parse series) &&
+	: >work/state/replayed-series && replay.sh && test "$(git -C work/linux rev-parse series)" = "$t" &&
+	test "$(cat work/state/replayed-series)" = "$t" &&
+	git -C work/linux branch -f series series~2 && : >work/state/replayed-series && replay.sh &&
+	test "$(git -C work/linux rev-parse series)" = "$t" &&
+	git -C work/linux branch -f series base/1.0-1 && echo garbage >work/state/replayed-series && replay.sh &&
+	test "$(git -C work/linux rev-parse series)" = "$t"
+'
+
+ok "an empty record of the last replay still keeps commits made in the kernel tree, and says why" '
+	three_patches && replay.sh && git -C work/linux checkout -q series &&
+	git -C work/linux commit -q --allow-empty -m "local work" && : >work/state/replayed-series &&
+	must_fail replay.sh && must_say "make export" && must_say "empty or not a commit id" &&
+	git -C work/linux log -1 --format=%s series | must_say "local work" /dev/stdin &&
+	git -C work/linux reset -q --hard series~1 && sed -i "s/return 2/return 9/" series/patches/one.diff &&
+	: >work/state/replayed-series && must_fail replay.sh && must_say "not a commit the series files make"
+'
+
 ok "export leaves files series.txt does not list where they are, and names them" '
 	three_patches && replay.sh && echo draft >series/patches/draft.diff && echo notes >series/commit-msgs/notes &&
 	export.sh 2>out && cat out &&
