@@ -34,7 +34,10 @@ require_series
 
 state=$WORK/state/rebase-$BRANCH
 
-conflicted() { kgit diff --name-only --diff-filter=U; }
+# The files with conflicts, one a line, as they are named in the tree: git
+# quotes a name with a backslash or a double quote unless -z, which
+# --continue could then neither read nor add.
+conflicted() { kgit diff --name-only -z --diff-filter=U | tr '\0' '\n'; }
 
 # Write FILE in the state directory in one rename.  usage: put FILE TEXT
 put() {
@@ -103,11 +106,20 @@ left_out_upstream() {
 }
 
 # The hunks a plain git apply could not place ("patch failed: FILE:LINE"),
-# as the @@ lines of patch DIFF, for the message.
+# as the @@ lines of patch DIFF, for the message.  FILE is data: it
+# reaches awk through ENVIRON (-v would read its backslashes as escapes),
+# may hold spaces (the line is split at its last ':'), and is matched
+# against the end of the "diff --git" line both as it is and as git
+# quotes a name with a backslash, a double quote, a tab or a newline.
 failed_hunks() {
-	local f l
-	sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\1 \2/p' "$state/check.log" | while read -r f l; do
-		awk -v f="$f" -v l="$l" '/^diff --git / { on = ($4 == "b/" f) }
+	local line f q
+	sed -n 's/^error: patch failed: \(.*:[0-9][0-9]*\)$/\1/p' "$state/check.log" | while IFS= read -r line; do
+		f=${line%:*}
+		q=${f//\\/\\\\} q=${q//\"/\\\"} q=${q//$'\t'/\\t} q=${q//$'\n'/\\n}
+		PA_FILE=$f PA_QFILE=$q PA_LINE=${line##*:} awk '
+			function ends(s, t) { return length(s) >= length(t) && substr(s, length(s) - length(t) + 1) == t }
+			BEGIN { f = ENVIRON["PA_FILE"]; l = ENVIRON["PA_LINE"] + 0 }
+			/^diff --git / { on = ends($0, " b/" f) || ends($0, " \"b/" ENVIRON["PA_QFILE"] "\"") }
 			on && /^@@/ { split($2, a, ","); if (-a[1] == l) print "    " f ": " $0 }' "$1"
 	done
 }

@@ -59,6 +59,25 @@ ok "rebase stops at the conflicting patch, naming it, its file and its hunk, wit
 	test "$(git -C work/linux rev-parse series)" = "$old"
 '
 
+# File names are data: a space, a backslash (which awk -v reads as an
+# escape) and a double quote (git quotes such a name in its diff).
+ok "a conflict in files whose names hold a space, a backslash or a quote names each file and hunk, and --continue takes them" '
+	odd() { for n in "my file.c" "x\\ty.c" "q\"uote.c"; do sed -i "$1" "$2/mm/$n"; done; } &&
+	make_tarball && d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
+	for n in "my file.c" "x\\ty.c" "q\"uote.c"; do printf "int v = 1;\n" >"$d/linux-source-6.1/mm/$n"; done &&
+	tar -C "$d" -cJf linux-source-6.1.tar.xz linux-source-6.1 && fixture_env && import.sh 2>/dev/null &&
+	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1 && odd "s/v = 1/v = 2/" scratch &&
+	git -C scratch diff --full-index >one.diff && add_patch one "mm: Two" one.diff && replay.sh 2>/dev/null &&
+	odd "s/v = 1/v = 3/" "$d/linux-source-6.1" && sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null &&
+	must_fail rebase.sh && grep -qxF "    mm/my file.c: @@ -1 +1 @@" fail.out &&
+	grep -qxF "    mm/x\\ty.c: @@ -1 +1 @@" fail.out && grep -qxF "    mm/q\"uote.c: @@ -1 +1 @@" fail.out &&
+	must_say "conflicts with .* in mm/my file.c mm/q\"uote.c mm/x\\\\ty.c:" &&
+	odd "/^[<=>]\{7\}/d; /v = 3/d" work/linux && rebase.sh --continue 2>/dev/null &&
+	git -C work/linux show "series:mm/x\\ty.c" | grep -qx "int v = 2;"
+'
+
 ok "resolved and continued: the series is on the new base, the upstream patch is named and left out" '
 	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } && resolve_one &&
 	rebase.sh --continue >out 2>&1; cat out &&
