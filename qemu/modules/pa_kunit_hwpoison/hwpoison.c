@@ -101,6 +101,7 @@ static struct kunit_suite pagealloc_hwpoison_suite = {
 	.name = "pagealloc_hwpoison",
 	.test_cases = pagealloc_hwpoison_cases,
 };
+
 kunit_test_suite(pagealloc_hwpoison_suite);
 
 MODULE_DESCRIPTION("KUnit: a free page being poisoned is not allocated");
