@@ -204,23 +204,25 @@ cut_and_resume() {
 	grep -q "^HANG" git.log && rm -rf bin && test -d work/state/rebase-series &&
 	rebase.sh "$3" >out 2>&1; rc=$?; cat out; test $rc -eq 0 && test ! -e work/state/rebase-series
 }
+# The rebased series: the same change on the new base, three commits.
+rebased_as_before() {
+	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
+	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+}
 
 ok "Ctrl-C as the rebase detaches HEAD: --continue completes it" '
 	cut_and_resume "*checkout -q --detach*" 1 --continue &&
-	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
-	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+	rebased_as_before
 '
 
 ok "Ctrl-C while patch 2 is being applied: --continue completes the rebase" '
 	cut_and_resume "*apply --index --3way*" 2 --continue &&
-	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
-	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+	rebased_as_before
 '
 
 ok "Ctrl-C just before patch 2 is committed: --continue completes the rebase" '
 	cut_and_resume "*commit -q --no-verify*" 2 --continue &&
-	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
-	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+	rebased_as_before
 '
 
 ok "Ctrl-C while the series files are exported: --continue completes the rebase" '

@@ -5,13 +5,7 @@
 # The build matrix doubles each check's time: only its own cases run it.
 . "$(dirname "$0")/lib/tap.sh"
 
-setup() {
-	make_tarball && fixture_env && import.sh 2>/dev/null &&
-	export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
-		CHECK_BOOTS="kunit|" BOOT_TIMEOUT=5 CHECK_MATRIX=0 &&
-	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1 &&
-	mkdir -p series && : >series/series.txt
-}
+setup() { fake_check_setup; }
 patch_from() { # NAME SUBJECT SED-EXPR
 	sed -i "$3" scratch/mm/page_alloc.c &&
 	git -C scratch diff --full-index >"$1.diff" &&

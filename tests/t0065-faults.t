@@ -8,11 +8,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 
 setup() {
-	make_tarball && fixture_env && import.sh 2>/dev/null &&
-	export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
-		CHECK_BOOTS="kunit|" BOOT_TIMEOUT=5 CHECK_MATRIX=0 &&
-	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1 &&
-	mkdir -p series && : >series/series.txt &&
+	fake_check_setup &&
 	base=$(git -C work/linux rev-parse "base/1.0-1^{commit}") && res=work/results/$base
 }
 patch_from() { # NAME SUBJECT SED-EXPR [FILE]

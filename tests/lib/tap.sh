@@ -90,6 +90,17 @@ fixture_env() {
 	fixture_matrix
 }
 
+# A fixture tree for make check with the stand-in make and QEMU of
+# tests/fake (logs in make.log and qemu.log), one KUnit boot a commit,
+# no build matrix, an empty series and a scratch clone at the base.
+fake_check_setup() {
+	make_tarball 1.0-1 && fixture_env 1.0-1 && import.sh 2>/dev/null &&
+	export PATH=$T_TOP/tests/fake:$PATH FAKE_MAKE_LOG=$PWD/make.log FAKE_QEMU_LOG=$PWD/qemu.log \
+		CHECK_BOOTS="kunit|" BOOT_TIMEOUT=5 CHECK_MATRIX=0 &&
+	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1 &&
+	mkdir -p series && : >series/series.txt
+}
+
 # Debian's configs of the fixture's version, and a build matrix of two
 # configs over them: Debian's own, and the rt flavour (CONFIG_PREEMPT_RT).
 fixture_matrix() {
