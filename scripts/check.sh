@@ -10,16 +10,34 @@ base=$(kgit rev-parse "$(base_tag)^{commit}")
 commits=()
 resolve_revs commits "$@"
 
+# Two levels.  The default is what makes every commit good to bisect:
+# it builds with no new warning, in the check config and in each config
+# of the build matrix for the C files it changes (all of the series' when
+# it changes a header), it boots, and it passes its KUnit and stress
+# cases with and without debug_pagealloc, the roots and hwpoison suites,
+# and the kernel's own tests but test_free_pages (92 s a boot under TCG,
+# a third of the whole).  CHECK_FULL=1 adds test_free_pages and compiles
+# every C file of the series at every commit in every config.
+need_bool CHECK_FULL
+CHECK_FULL=${CHECK_FULL:-0}
+if [[ $CHECK_FULL == 1 ]]; then
+	plain_append='' scope=series
+else
+	plain_append=pa.intree_skip=test_free_pages scope=commit
+fi
+export MATRIX_SCOPE=${MATRIX_SCOPE:-$scope}
+
 # The boots every commit gets: KUnit (the stress suite included) and the
 # kernel's own tests on the functional machine, KUnit again with page
 # poisoning and debug_pagealloc to catch use-after-free, the roots suite
 # in an 18 GiB guest (memory under a second mem_section root), and the
-# hwpoison suite in a boot of its own (the first poisoning since boot).
-boots=("kunit,stress,intree|" "kunit,stress|debug_pagealloc=on page_poison=1" "roots|" "hwpoison|")
+# hwpoison suite in a boot of its own (it leaves a poisoned page behind).
+boots=("kunit,stress,intree|$plain_append" "kunit,stress|debug_pagealloc=on page_poison=1" "roots|" "hwpoison|")
 [[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
 
 # The build matrix (matrix.sh) compiles each commit in Debian's configs
 # too; CHECK_MATRIX=0 leaves it out, for a quick look at boots alone.
+need_bool CHECK_MATRIX
 CHECK_MATRIX=${CHECK_MATRIX:-1}
 
 # The base is built first: its warnings and text size are the reference.

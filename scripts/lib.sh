@@ -329,5 +329,12 @@ need_uint() {
 # SERIES_DIR as the user gave it, relative to the caller's directory: the
 # scripts hand it to git -C $KTREE and to each other.
 [[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR
-# NO_REPLAY is 1 or 0 (or unset): "yes" read as 0 would replay.
-[[ ${NO_REPLAY:-0} =~ ^[01]$ ]] || die "NO_REPLAY=$NO_REPLAY: give NO_REPLAY=1 or NO_REPLAY=0"
+# A yes/no setting is 1 or 0 (or unset): "yes" read as 0 would quietly do
+# the other thing.  usage: need_bool NAME...
+need_bool() {
+	local n
+	for n in "$@"; do
+		[[ ${!n:-0} =~ ^[01]$ ]] || die "$n=${!n}: give $n=1 or $n=0"
+	done
+}
+need_bool NO_REPLAY

@@ -16,6 +16,8 @@
 need_uint JOBS
 
 MATRIX=${MATRIX:-$TOP/qemu/matrix}
+MATRIX_SCOPE=${MATRIX_SCOPE:-series}
+[[ $MATRIX_SCOPE == series || $MATRIX_SCOPE == commit ]] || die "MATRIX_SCOPE=$MATRIX_SCOPE: give series or commit"
 rev=${1:?usage: matrix.sh REV}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
 base=$(kgit rev-parse "$(base_tag)^{commit}")
@@ -30,12 +32,27 @@ have=${DEBIAN_CONFIG_VERSION:-$(dpkg-query -W -f='${Version}' "linux-config-$mm"
 
 mapfile -t names < <(find "$MATRIX" -maxdepth 1 -name '*.config' -printf '%f\n' | sed 's/\.config$//' | sort)
 [[ ${#names[@]} -gt 0 ]] || die "no configs in $MATRIX"
-# The objects: every C file the series changes, and REV's own.
+# The objects: every C file the series changes, and REV's own; the base
+# is always compiled with all of them, its warnings the reference.
 mapfile -t objects < <( {
 	! kgit rev-parse -q --verify "$BRANCH^{commit}" >/dev/null || kgit diff --name-only "$base" "$BRANCH" -- '*.c'
 	kgit diff --name-only "$base" "$commit" -- '*.c'; } | sort -u | sed 's/\.c$/.o/')
-if [[ ${#objects[@]} -eq 0 ]]; then
-	say "$(short "$commit"): the series changes no C file, so the matrix has nothing to compile"
+own=("${objects[@]}")
+# MATRIX_SCOPE=commit compiles at REV only the C files REV changes against
+# its parent: an object REV does not touch compiles as it did at the
+# parent, which was checked.  A header, Makefile or Kconfig change can
+# change any object, so then REV compiles all of them.
+if [[ $MATRIX_SCOPE == commit && $commit != "$base" ]]; then
+	mapfile -t changed < <(kgit diff --name-only "$commit^" "$commit" -- . ':!Documentation')
+	other=$(printf '%s\n' "${changed[@]}" | grep -v '\.c$' | head -n1 || true)
+	if [[ -n $other ]]; then
+		say "$(short "$commit"): changes $other, which any object may use: all of the series' objects"
+	else
+		mapfile -t own < <(printf '%s\n' "${changed[@]}" | grep '\.c$' | sed 's/\.c$/.o/' || true)
+	fi
+fi
+if [[ ${#own[@]} -eq 0 ]]; then
+	say "$(short "$commit"): no C file to compile (MATRIX_SCOPE=$MATRIX_SCOPE), so the matrix has nothing to do"
 	echo -
 	exit 0
 fi
@@ -59,9 +76,12 @@ builds() { # BUILD_DIR OBJ
 	[[ -z $sym ]] || grep -qE "^$sym=[ym]" "$1/.config"
 }
 
-# compile COMMIT NAME: the objects of COMMIT in config NAME, unless done.
+# compile COMMIT NAME OBJECT...: those objects of COMMIT in config NAME,
+# unless done.
 compile() {
 	local c=$1 name=$2 frag=$MATRIX/$2.config out flavour basecfg key build log objs o status checker
+	shift 2
+	local objects=("$@")
 	out=$(result_dir "$c")/matrix
 	flavour=$(sed -n 's/^# base-config: *//p' "$frag")
 	basecfg=$CONFIG_DIR/config.amd64_${flavour:-none_amd64}.xz
@@ -87,7 +107,10 @@ compile() {
 		touch "$build/.configured"
 	fi
 	objs=()
+	# A file the series adds is not in the base; one it deletes is not
+	# in the commits after.
 	for o in "${objects[@]}"; do
+		kgit cat-file -e "$c:${o%.o}.c" 2>/dev/null || continue
 		! builds "$build" "$o" || objs+=("$o")
 	done
 	mkdir -p "$out"
@@ -112,10 +135,10 @@ failures=()
 # The base's warnings are the reference; all of its configs first, so
 # that the tree is checked out twice, not twice per config.
 for name in "${names[@]}"; do
-	[[ $commit == "$base" ]] || compile "$base" "$name"
+	[[ $commit == "$base" ]] || compile "$base" "$name" "${objects[@]}"
 done
 for name in "${names[@]}"; do
-	compile "$commit" "$name"
+	compile "$commit" "$name" "${own[@]}"
 	out=$(result_dir "$commit")/matrix
 	why=''
 	if [[ $(jq -r .status "$out/$name.json") != ok ]]; then

@@ -87,6 +87,41 @@ ok "the build matrix compiles every commit in each config and counts those that 
 	c=$(git -C work/linux rev-parse series) && jq -e ".status == \"ok\"" work/results/$c/matrix/rt.json
 '
 
+# The matrix's two scopes.  Patch "other" adds mm/other.c; "two" changes
+# page_alloc.c alone; "hdr" changes a header.  The commits' matrix makes,
+# in order, after the base's (which compiles both files, the reference).
+matrix_makes() { # COMMIT-SUBJECT...: the objects compiled at each commit, one line each
+	local c s
+	for s in "$@"; do
+		c=$(git -C work/linux log --format=%H --grep="^$s\$" series) &&
+		jq -r ".objects | join(\" \")" "work/results/$c/matrix/debian.json"
+	done
+}
+ok "the matrix compiles at a commit only the C files it changes, all of the series' after a header change; CHECK_FULL=1 all at each" '
+	setup && printf "int other(void)\n{\n\treturn 0;\n}\n" >scratch/mm/other.c && git -C scratch add -f mm/other.c &&
+	git -C scratch diff --cached --full-index >other.diff && git -C scratch -c user.name=x -c user.email=x@x commit -qm "mm: other" &&
+	add_patch other "mm: other" other.diff && patch_from two "mm: two" "s/return 1/return 2/" &&
+	echo "#define GFP_NOFS 1" >>scratch/include/gfp.h && git -C scratch diff --full-index >hdr.diff &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qam "gfp: NOFS" && add_patch hdr "gfp: NOFS" hdr.diff &&
+	CHECK_MATRIX=1 check.sh >table 2>progress && cat table &&
+	matrix_makes "mm: other" "mm: two" "gfp: NOFS" >scoped && cat scoped &&
+	printf "%s\n" mm/other.o mm/page_alloc.o "mm/other.o mm/page_alloc.o" | diff - scoped &&
+	must_say "changes include/gfp.h, which any object may use" progress &&
+	CHECK_FULL=1 CHECK_MATRIX=1 check.sh >table 2>progress &&
+	matrix_makes "mm: other" "mm: two" "gfp: NOFS" >full && cat full &&
+	test "$(sort -u full)" = "mm/other.o mm/page_alloc.o"
+'
+
+ok "the default plain boot leaves test_free_pages out, CHECK_FULL=1 keeps it" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && unset CHECK_BOOTS &&
+	check.sh >/dev/null 2>&1 && c=$(git -C work/linux rev-parse series) &&
+	grep -l "pa.run=kunit,stress,intree" work/results/$c/boot-*/cmdline >plain && test "$(wc -l <plain)" = 1 &&
+	must_say "pa.intree_skip=test_free_pages" "$(cat plain)" &&
+	CHECK_FULL=1 check.sh >/dev/null 2>&1 &&
+	grep -L "pa.intree_skip" $(grep -l "pa.run=kunit,stress,intree" work/results/$c/boot-*/cmdline) | grep -q . &&
+	CHECK_FULL=yes must_fail check.sh && must_say "CHECK_FULL=yes: give CHECK_FULL=1 or CHECK_FULL=0"
+'
+
 ok "a warning in one config of the matrix fails the commit, naming the config and the warning" '
 	setup && patch_from rt "mm: rt" "1i #ifdef CONFIG_PREEMPT_RT\n#warning planted for rt\n#endif" &&
 	CHECK_MATRIX=1 must_fail check.sh && must_say "mm: rt .* 1/2 .*failed.*matrix: rt: new warning: mm/page_alloc.c: warning: #warning planted for rt"
