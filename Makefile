@@ -57,7 +57,7 @@ boot: deps
 	@$(S)/boot.sh $(if $(RUN),--run $(RUN)) $(if $(MODE),--mode $(MODE)) $(or $(REV),$(error REV=<commit> is required))
 
 step: deps
-	@$(S)/step-fastpath.sh $(or $(REV),$(error REV=<commit> is required))
+	@$(S)/step.sh $(or $(REV),$(error REV=<commit> is required))
 
 step-lines: deps
 	@$(S)/step-lines.sh $(LINES_OPT) $(or $(REV),$(error REV=<commit> is required)) $(FN)
@@ -78,7 +78,7 @@ equivalence: deps
 	@$(S)/equivalence.sh $(REV)
 
 figures: deps
-	@$(S)/refresh-figures.sh $(NAMES) && $(S)/replay.sh
+	@$(S)/figures.sh $(NAMES) && $(S)/replay.sh
 
 check: deps
 	@$(S)/check.sh $(REVS)

@@ -251,7 +251,7 @@ mp_text=null
 [[ ! -f $build/mm/mempolicy.o ]] || mp_text=$(size "$build/mm/mempolicy.o" | awk 'NR == 2 {print $1}')
 vm_text=$(size "$build/vmlinux" | awk 'NR == 2 {print $1}')
 cp "$build/arch/x86/boot/bzImage" "$out/bzImage"
-# Symbols for step-fastpath.sh, which has no vmlinux to read them from.
+# Symbols for step.sh, which has no vmlinux to read them from.
 cp "$build/System.map" "$out/System.map"
 copy_objects
 

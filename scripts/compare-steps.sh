@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Compare two kernels' single-stepped fast paths (step-fastpath.sh output):
+# Compare two kernels' single-stepped fast paths (step.sh output):
 # per function, the instructions each executed and the function's size in
 # bytes (from each kernel's System.map: the distance to the next symbol).
 # Exit status 0 when every count is identical, 1 when any differs; the
 # differing functions are marked.
-# usage: compare-steps.sh NAME_A=DIR_A NAME_B=DIR_B    (STEP_FUNCS as step-fastpath.sh)
+# usage: compare-steps.sh NAME_A=DIR_A NAME_B=DIR_B    (STEP_FUNCS as step.sh)
 . "$(dirname "$0")/lib.sh"
 
 [[ $# -eq 2 && $1 == *=* && $2 == *=* ]] || die "usage: compare-steps.sh NAME_A=DIR_A NAME_B=DIR_B"
@@ -13,7 +13,7 @@ funcs=${STEP_FUNCS:-alloc_pages __free_pages}
 for d in "$da" "$db"; do
 	[[ -f $d/System.map ]] || die "$d/System.map: no such file"
 	for f in $funcs; do
-		[[ -f $d/steps-$f.txt ]] || die "$d/steps-$f.txt: no such file (run step-fastpath.sh)"
+		[[ -f $d/steps-$f.txt ]] || die "$d/steps-$f.txt: no such file (run step.sh)"
 	done
 done
 

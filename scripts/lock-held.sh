@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How long zone->lock is held: the guest instructions executed between
 # taking and releasing it in one pcp refill (rmqueue_bulk) and one pcp
-# drain (free_pcppages_bulk), each single-stepped (step-fastpath.sh) in
+# drain (free_pcppages_bulk), each single-stepped (step.sh) in
 # pa_bench's order-0 batches of 16384, which go past pcp->high both ways.
 # Counted from the return of the lock's acquisition to the call that
 # releases it; a call that takes the lock more than once adds its spans.
@@ -45,7 +45,7 @@ for i in "${!revs[@]}"; do
 	STEP_COND_rmqueue_bulk='$rsi == 0' STEP_COND_free_pcppages_bulk='$rsi < 128' \
 		STEP_FUNCS="rmqueue_bulk free_pcppages_bulk" STEP_SKIP=${STEP_SKIP:-2} \
 		STEP_BENCH="orders=0+batches=16384+pair=0+loops=1000" \
-		"$TOP/scripts/step-fastpath.sh" "$r" >/dev/null || die "$K_NAME: the refill and drain could not be stepped"
+		"$TOP/scripts/step.sh" "$r" >/dev/null || die "$K_NAME: the refill and drain could not be stepped"
 	for f in rmqueue_bulk free_pcppages_bulk; do
 		steps=$K_DIR/steps-$f.txt
 		total=$(sed -n '1s/^[^:]*: \([0-9]*\) instructions.*/\1/p' "$steps")

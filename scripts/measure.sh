@@ -67,7 +67,7 @@ one_boot() {
 	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" "${profile[@]}" \
 		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$K_DIR") ||
 		{ say "$K_NAME: benchmark boot $k (pa.pad=$pad): $(jq -r .reason "$d/verdict.json" 2>/dev/null)"; return 1; }
-	"$TOP/scripts/figures.sh" "$d" >/dev/null ||
+	"$TOP/scripts/boot-figures.sh" "$d" >/dev/null ||
 		{ say "$K_NAME: benchmark boot $k (pa.pad=$pad): no figures from $d"; return 1; }
 	echo "$d" >"$dirs/$k"
 }

@@ -14,7 +14,7 @@ need_uint PROFILE_LOOPS STEP_SKIP
 
 rev=${1:?usage: profile-vs-step.sh REV}
 loops=${PROFILE_LOOPS:-20000}
-"$TOP/scripts/step-fastpath.sh" "$rev" >/dev/null || die "$rev: make step failed"
+"$TOP/scripts/step.sh" "$rev" >/dev/null || die "$rev: make step failed"
 resolve_kernel "$rev"
 steps=("$K_DIR/steps-alloc_pages.txt" "$K_DIR/steps-__free_pages.txt")
 d=$("$TOP/scripts/boot.sh" --mode deterministic --profile --run bench \

@@ -26,7 +26,7 @@ dir=$(result_dir "$commit")
 # STEP_LINES_TRACE: another trace of the same kernel (the tests use it).
 trace=${STEP_LINES_TRACE:-$dir/steps-$fn.txt}
 if [[ ! -f $trace ]]; then
-	"$TOP/scripts/step-fastpath.sh" "$commit" >/dev/null || die "$(short "$commit"): make step failed"
+	"$TOP/scripts/step.sh" "$commit" >/dev/null || die "$(short "$commit"): make step failed"
 	[[ -f $trace ]] || die "$(short "$commit"): make step records no $fn (steps-*.txt in $dir)"
 fi
 # The build directory the kernel was built in, as its log names it.

@@ -34,9 +34,9 @@ close() {
 
 ok "two deterministic boots of one kernel repeat order-0 pair figures exactly, the rest within 3%" '
 	d1=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
-	figures.sh "$d1" >/dev/null && cp "$d1/figures.json" one.json &&
+	boot-figures.sh "$d1" >/dev/null && cp "$d1/figures.json" one.json &&
 	d2=$(boot.sh --force --mode deterministic --run bench --append "$args" "$base") &&
-	figures.sh "$d2" >/dev/null && cp "$d2/figures.json" two.json &&
+	boot-figures.sh "$d2" >/dev/null && cp "$d2/figures.json" two.json &&
 	{ diff one.json two.json || true; } && close one.json two.json &&
 	jq ".figures[\"alloc-o0-pair-z0\"] += 1" one.json >off.json &&
 	must_fail close one.json off.json

@@ -215,10 +215,10 @@ ok "a setting that counts, given PATH[\$(touch pwned)], is refused by name befor
 		"BENCH_ZERO_K measure-sets.sh base/1.0-1" "BENCH_PROFILE_K measure-sets.sh base/1.0-1" \
 		"BENCH_K bench.sh" "BENCH_ZERO_K bench.sh" "BENCH_PROFILE_K bench.sh" "BENCH_JOBS bench.sh" \
 		"BENCH_PROFILE_K profile.sh base/1.0-1" "BENCH_CONTEND_K contend.sh base/1.0-1" \
-		"BENCH_ZERO_K refresh-figures.sh" "BENCH_K figures-for-commit.sh series" \
+		"BENCH_ZERO_K figures.sh" "BENCH_K changelog-figures.sh series" \
 		"BENCH_K $T_TOP/bisect/run.sh base/1.0-1 series alloc-o0-pair-z0" \
 		"BISECT_TIMEOUT $T_TOP/bisect/run.sh base/1.0-1 series boot" \
-		"JOBS build.sh base/1.0-1" "JOBS matrix.sh base/1.0-1" "STEP_SKIP step-fastpath.sh base/1.0-1" \
+		"JOBS build.sh base/1.0-1" "JOBS matrix.sh base/1.0-1" "STEP_SKIP step.sh base/1.0-1" \
 		"STEP_SKIP lock-held.sh base/1.0-1" "PROFILE_LOOPS profile-vs-step.sh base/1.0-1" \
 		"BOOT_TIMEOUT boot.sh base/1.0-1"; do
 		set -- $t && v=$1 && shift && n=$((n + 1)) &&

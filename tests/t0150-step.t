@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# step-fastpath.sh counts what make bench measures: the guest instructions
+# step.sh counts what make bench measures: the guest instructions
 # it single-steps in one order-0 alloc_pages() and __free_pages() of a
 # kernel agree with pa_bench's pair figures for that kernel, and its counts
 # by function add up and name the allocator's own functions.
@@ -19,10 +19,10 @@ summed() { awk 'NR > 1 && NF == 2 { s += $1 } NF == 0 { exit } END { print s }' 
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
 
 ok "one stepped allocation and free count what pa_bench's pair figures say, within 3%" '
-	step-fastpath.sh "$base" &&
+	step.sh "$base" &&
 	d=$(boot.sh --mode deterministic --run bench \
 		--append "init_on_alloc=0 pa.bench=orders=0+batches=0+loops=1024" "$base") &&
-	figures.sh "$d" >/dev/null &&
+	boot-figures.sh "$d" >/dev/null &&
 	a=$(jq ".figures[\"alloc-o0-pair-z0\"]" "$d/figures.json") &&
 	f=$(jq ".figures[\"free-o0-pair-z0\"]" "$d/figures.json") &&
 	sa=$(total "$bdir/steps-alloc_pages.txt") && sf=$(total "$bdir/steps-__free_pages.txt") &&
@@ -46,7 +46,7 @@ ok "the counts by function add up to the total and name the allocator" '
 ok "with a cpuset and __GFP_ACCOUNT the stepped paths walk the nodemask and charge the memcg, kept apart" '
 	plain=$bdir/steps-alloc_pages.txt && before=$(total "$plain") &&
 	STEP_AS=live STEP_APPEND=pa.cpuset=on STEP_BENCH=orders=0+batches=0+loops=1000000+account=1 \
-		step-fastpath.sh "$base" >/dev/null &&
+		step.sh "$base" >/dev/null &&
 	a=$bdir/live/steps-alloc_pages.txt && f=$bdir/live/steps-__free_pages.txt &&
 	note "alloc: $before plain, $(total "$a") with a cpuset and __GFP_ACCOUNT" &&
 	grep -qw __next_zones_zonelist "$a" && grep -qw __memcg_kmem_charge_page "$a" &&

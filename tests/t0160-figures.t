@@ -20,7 +20,7 @@ export pname msg
 ok "the last patch's figures are rewritten from what was measured, the rest kept" '
 	sed -i -E "/^Measured (with .make bench.|in QEMU)/,\$d" "$msg" && echo @FIGURES@ >>"$msg" &&
 	head -n3 "$msg" >head.before &&
-	refresh-figures.sh "$pname" && cat "$msg" &&
+	figures.sh "$pname" && cat "$msg" &&
 	head -n3 "$msg" | cmp - head.before &&
 	c=$(kgit rev-parse "$BRANCH") && rdir=$(result_dir "$c") && prdir=$(result_dir "$c^") &&
 	grep -q "alloc-o0-pair-z0" "$msg" &&
@@ -32,16 +32,16 @@ ok "the last patch's figures are rewritten from what was measured, the rest kept
 '
 
 ok "a second run gives the same message" '
-	cp "$msg" once && refresh-figures.sh "$pname" && cmp once "$msg"
+	cp "$msg" once && figures.sh "$pname" && cmp once "$msg"
 '
 
 ok "a patch name not in the series is refused" '
-	must_fail refresh-figures.sh no-such-patch && grep -q "no patch named .no-such-patch." fail.out
+	must_fail figures.sh no-such-patch && grep -q "no patch named .no-such-patch." fail.out
 '
 
 ok "a message with no figures to refresh is refused by name" '
 	sed -i -E "/^Measured (with .make bench.|in QEMU)/,\$d" "$msg" &&
-	must_fail refresh-figures.sh "$pname" && grep -q "commit-msgs/$pname has no figures" fail.out
+	must_fail figures.sh "$pname" && grep -q "commit-msgs/$pname has no figures" fail.out
 '
 # Give the kernel tree back the branch the repository's files make.
 SERIES_DIR=$T_TOP "$T_TOP/scripts/replay.sh" >/dev/null 2>&1 || note "replay of the repository's series failed"

@@ -62,7 +62,7 @@ ok "an image package of another version than the source is refused by name" '
 	test -z "$(ls -A work/debian)"
 '
 
-# Two stepped kernels: System.map and steps files as step-fastpath.sh writes them.
+# Two stepped kernels: System.map and steps files as step.sh writes them.
 make_stepped() { # DIR ALLOC_PAGES_COUNT
 	mkdir -p "$1"
 	printf '%s\n' "ffffffff81000000 T alloc_pages" "ffffffff81000100 T __alloc_pages" \

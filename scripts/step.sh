@@ -13,12 +13,12 @@
 # with a cpuset present); each set of functions keeps its own key.
 # STEP_AS=NAME keeps a variant's files apart, in the kernel's results
 # directory's NAME/ (compare-steps.sh takes directories).
-# usage: step-fastpath.sh REV
+# usage: step.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 need_uint STEP_SKIP
 
-rev=${1:?usage: step-fastpath.sh REV}
+rev=${1:?usage: step.sh REV}
 resolve_kernel "$rev"
 [[ ${STEP_AS:-} != */* ]] || die "STEP_AS=$STEP_AS: a name, not a path"
 out=$K_DIR${STEP_AS:+/$STEP_AS}
@@ -32,7 +32,7 @@ show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 # The guest's init is part of the request too: its image's name is its key.
 initrd=$("$TOP/qemu/mkinitramfs.sh") || die "could not make the guest's initramfs"
-key=$( { cat "$K_DIR/build.key" "$0" "$TOP/scripts/boot.sh" "$TOP/scripts/step-fastpath.py";
+key=$( { cat "$K_DIR/build.key" "$0" "$TOP/scripts/boot.sh" "$TOP/scripts/step.py";
 	echo "${initrd##*/} $funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-} ${STEP_APPEND:-}"; env | grep '^STEP_COND_' | sort || true; } | sha1sum | cut -c1-16)
 keyfile=$out/steps.key
 [[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
@@ -51,7 +51,7 @@ say "$K_NAME: stepping $funcs (gdb on port $port)"
 	"$K_DIR" >/dev/null 2>&1 &
 boot=$!
 STEP_FUNCS=$funcs STEP_SYSMAP=$K_DIR/System.map STEP_OUT=$tmp STEP_PORT=$port \
-	timeout 600 gdb -q -batch -nx -x "$TOP/scripts/step-fastpath.py" >"$tmp/gdb.log" 2>&1
+	timeout 600 gdb -q -batch -nx -x "$TOP/scripts/step.py" >"$tmp/gdb.log" 2>&1
 status=$?
 # A guest step that failed before the calls (a cgroup controller the
 # kernel lacks, say) leaves counts of another set-up than the one asked
@@ -62,7 +62,7 @@ wait "$boot" 2>/dev/null || true
 [[ -z $guest_fail ]] || die "$K_NAME: the guest failed before the stepped calls: ${guest_fail#PA-FAIL }"
 for f in $funcs; do
 	[[ $status -eq 0 && -f $tmp/steps-$f.txt ]] ||
-		die "$K_NAME: stepping $f failed: $(grep -m1 -E 'step-fastpath:|Error|error' "$tmp/gdb.log" || tail -n1 "$tmp/gdb.log")"
+		die "$K_NAME: stepping $f failed: $(grep -m1 -E 'step:|Error|error' "$tmp/gdb.log" || tail -n1 "$tmp/gdb.log")"
 done
 mv "$tmp"/steps-*.txt "$tmp"/steps-*.args "$out/"
 echo "$key" >"$keyfile"

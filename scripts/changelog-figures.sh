@@ -3,11 +3,11 @@
 # changelog: the headline figures as a table narrow enough for a commit
 # message, then one line summing up every other figure that moved beyond
 # the noise.  Uses the measurements make bench made (measure.sh's cache).
-# usage: figures-for-commit.sh REV
+# usage: changelog-figures.sh REV
 DEFAULT_KFLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
-rev=${1:?usage: figures-for-commit.sh REV}
+rev=${1:?usage: changelog-figures.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
 after=$("$TOP/scripts/measure-sets.sh" "$c")
 before=$("$TOP/scripts/measure-sets.sh" "$c^")

@@ -1,4 +1,4 @@
-# gdb script for step-fastpath.sh: single-step one call of each function
+# gdb script for step.sh: single-step one call of each function
 # named in STEP_FUNCS inside pa_bench's pair loop and count the guest
 # instructions it executes, by function.  Symbols come from the build's
 # System.map, so no vmlinux with debug info is needed.
@@ -44,12 +44,12 @@ for attempt in range(50):
     except gdb.error:
         time.sleep(0.2)
 else:
-    raise SystemExit("step-fastpath: no gdb stub on port " + port)
+    raise SystemExit("step: no gdb stub on port " + port)
 
 
 def run_to(name, ignore):
     if name not in by_name:
-        raise SystemExit("step-fastpath: %s is not in System.map" % name)
+        raise SystemExit("step: %s is not in System.map" % name)
     bp = gdb.Breakpoint("*%#x" % by_name[name], internal=True)
     # STEP_COND_<function>: a gdb condition on the entry registers, such as
     # "$rsi < 128", to step only calls of one kind.
