@@ -87,28 +87,35 @@ ok "the build matrix compiles every commit in each config and counts those that 
 	c=$(git -C work/linux rev-parse series) && jq -e ".status == \"ok\"" work/results/$c/matrix/rt.json
 '
 
-# The matrix's two scopes.  Patch "other" adds mm/other.c; "two" changes
-# page_alloc.c alone; "hdr" changes a header.  The commits' matrix makes,
-# in order, after the base's (which compiles both files, the reference).
-matrix_makes() { # COMMIT-SUBJECT...: the objects compiled at each commit, one line each
+# The matrix's two scopes.  Patch "other" adds mm/other.c, which only
+# the rt config builds (mm/Makefile); "two" changes page_alloc.c alone,
+# "three" other.c alone; "hdr" changes a header.  The objects each
+# commit compiled in the rt config, one line a commit.
+matrix_objects() { # SUBJECT...
 	local c s
 	for s in "$@"; do
 		c=$(git -C work/linux log --format=%H --grep="^$s\$" series) &&
-		jq -r ".objects | join(\" \")" "work/results/$c/matrix/debian.json"
+		jq -r ".objects | join(\" \")" "work/results/$c/matrix/rt.json"
 	done
 }
+commit_patch() { # NAME SUBJECT: what scratch has staged and changed, as a patch
+	git -C scratch add -f -A && git -C scratch diff --cached --full-index >"$1.diff" &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qm "$2" && add_patch "$1" "$2" "$1.diff"
+}
 ok "the matrix compiles at a commit only the C files it changes, all of the series' after a header change; CHECK_FULL=1 all at each" '
-	setup && printf "int other(void)\n{\n\treturn 0;\n}\n" >scratch/mm/other.c && git -C scratch add -f mm/other.c &&
-	git -C scratch diff --cached --full-index >other.diff && git -C scratch -c user.name=x -c user.email=x@x commit -qm "mm: other" &&
-	add_patch other "mm: other" other.diff && patch_from two "mm: two" "s/return 1/return 2/" &&
-	echo "#define GFP_NOFS 1" >>scratch/include/gfp.h && git -C scratch diff --full-index >hdr.diff &&
-	git -C scratch -c user.name=x -c user.email=x@x commit -qam "gfp: NOFS" && add_patch hdr "gfp: NOFS" hdr.diff &&
+	setup && printf "int other(void)\n{\n\treturn 0;\n}\n" >scratch/mm/other.c &&
+	echo "obj-\$(CONFIG_PREEMPT_RT) += other.o" >scratch/mm/Makefile && commit_patch other "mm: other" &&
+	patch_from two "mm: two" "s/return 1/return 2/" &&
+	sed -i "s/return 0/return 3/" scratch/mm/other.c && commit_patch three "mm: three" &&
+	echo "#define GFP_NOFS 1" >>scratch/include/gfp.h && commit_patch hdr "gfp: NOFS" &&
 	CHECK_MATRIX=1 check.sh >table 2>progress && cat table &&
-	matrix_makes "mm: other" "mm: two" "gfp: NOFS" >scoped && cat scoped &&
-	printf "%s\n" mm/other.o mm/page_alloc.o "mm/other.o mm/page_alloc.o" | diff - scoped &&
+	matrix_objects "mm: other" "mm: two" "mm: three" "gfp: NOFS" >scoped && cat scoped &&
+	printf "%s\n" "mm/other.o mm/page_alloc.o" mm/page_alloc.o mm/other.o "mm/other.o mm/page_alloc.o" | diff - scoped &&
 	must_say "changes include/gfp.h, which any object may use" progress &&
+	must_say "the debian config builds none of mm/other.o: nothing to compile" progress &&
+	! grep -Ex "make ?" make.log &&
 	CHECK_FULL=1 CHECK_MATRIX=1 check.sh >table 2>progress &&
-	matrix_makes "mm: other" "mm: two" "gfp: NOFS" >full && cat full &&
+	matrix_objects "mm: other" "mm: two" "mm: three" "gfp: NOFS" >full && cat full &&
 	test "$(sort -u full)" = "mm/other.o mm/page_alloc.o"
 '
 
