@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # The way back from the kernel tree: rewrite series.txt, commit-msgs/ and
 # patches/ from the commits on $BRANCH after a developer edited them there.
+# A series directory without a file 'base' gets one: the base the branch
+# is on, which it then keeps when another kernel line is imported.
 . "$(dirname "$0")/lib.sh"
 
-base=$(base_tag)
 tip=$(kgit rev-parse -q --verify "refs/heads/$BRANCH") || die "no branch $BRANCH in $KTREE; run 'make replay'"
+if [[ -n ${BASE:-} || -f $SERIES_DIR/base ]]; then
+	base=$(base_tag)
+else
+	# Not the newest import: that may be another kernel line.
+	base=$(branch_base "$tip")
+	[[ -n $base ]] || base=$(base_tag)
+fi
 kgit merge-base --is-ancestor "$base" "$tip" || die "$BRANCH is not based on $base"
 mapfile -t commits < <(kgit rev-list --reverse "$base..$tip")
 [[ -z $(kgit rev-list --merges "$base..$tip") ]] || die "$BRANCH contains merge commits; a series is linear"
@@ -74,6 +82,10 @@ for f in "$new"/commit-msgs/* "$new"/patches/*; do
 	mv -f "$f" "$SERIES_DIR/$rel"
 done
 mv "$new/series.txt" "$SERIES_DIR/series.txt"
+if [[ ! -f $SERIES_DIR/base ]]; then
+	echo "$base" >"$SERIES_DIR/base"
+	say "wrote $SERIES_DIR/base: the series is on $base"
+fi
 kept=()
 while IFS= read -r -d '' f; do
 	rel=${f#"$SERIES_DIR"/}

@@ -56,12 +56,49 @@ die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
 kgit() { git -C "$KTREE" "$@"; }
 
-# The base tag of the newest imported tarball, base/<debian version>
-# (BASE= names another).
+# The kernel line of a Debian version or base tag, major.minor: 6.1 for
+# base/6.1.192-3, 6.12 for 6.12.118-1~deb12u1; empty for another form.
+kernel_line() {
+	[[ ${1#base/} =~ ^([0-9]+[.][0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+	return 0
+}
+
+# The Debian version of a base tag.  git refuses '~' in a tag name, so
+# import.sh wrote '_' for it (base/6.12.118-1_deb12u1 is 6.12.118-1~deb12u1);
+# the other character it replaces, an epoch's ':', no kernel version has.
+# A version in Debian's form passes unchanged.
+debian_version() {
+	local v=${1#base/}
+	echo "${v//_/\~}"
+}
+
+# The base tag in the series directory's file 'base', checked; nothing
+# for a series without the file.
+series_base() {
+	local f=$SERIES_DIR/base t
+	[[ -f $f ]] || return 0
+	t=$(sed -e 's/[[:space:]]*$//' -e '/^$/d' "$f")
+	{ [[ $t =~ ^base/[0-9][A-Za-z0-9.+_-]*$ ]] && git check-ref-format "refs/tags/$t"; } ||
+		die "$f: '$t' is not one base tag (one line, base/<version> as make import tags it, e.g. base/6.1.192-3)"
+	echo "$t"
+}
+
+# The base a command works on: BASE; else the tag the series directory's
+# file 'base' names, so that importing another kernel line never moves
+# a series; else, for a series without the file, the newest import.
 base_tag() {
-	local v
+	local v l
 	if [[ -n ${BASE:-} ]]; then
 		echo "$BASE"
+		return
+	fi
+	# base_tag runs in $(...), where set -e does not stop a failure.
+	v=$(series_base) || exit 1
+	if [[ -n $v ]]; then
+		l=$(kernel_line "$v")
+		kgit rev-parse -q --verify "refs/tags/$v" >/dev/null 2>&1 ||
+			die "$SERIES_DIR/base: $v is not imported in $KTREE; import it first: make import TARBALL=/usr/src/linux-source-$l.tar.xz SOURCE_VERSION=$(debian_version "$v") (the file of package linux-source-$l)"
+		echo "$v"
 		return
 	fi
 	# Every import has the same fixed commit date: the version orders them.
@@ -69,6 +106,10 @@ base_tag() {
 	[[ -n $v ]] || die "no imported base in $KTREE; run 'make import' first"
 	echo "$v"
 }
+
+# The base a branch (or commit) is on.  Each import is a root commit of
+# its own, so it holds one base tag.
+branch_base() { kgit tag -l 'base/*' --merged "$1" --sort=-version:refname | head -n1; }
 
 # The package of Debian's binary kernel of VERSION, from the archive's
 # index (linux-image-amd64 of exactly that version depends on it, e.g.

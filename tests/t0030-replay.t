@@ -37,9 +37,9 @@ ok "replaying the same files twice gives the same commit ids" '
 	git -C work/linux rev-parse series | diff - first
 '
 
-ok "replay then export gives the series files back byte for byte" '
+ok "replay then export gives the series files back byte for byte, and the base they are on" '
 	three_patches && cp -r series orig && replay.sh && export.sh &&
-	diff -r orig series
+	test "$(cat series/base)" = base/1.0-1 && rm series/base && diff -r orig series
 '
 
 ok "export picks up a commit amended in the kernel tree" '

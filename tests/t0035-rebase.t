@@ -238,6 +238,39 @@ ok "Ctrl-C just before patch 2 is committed: --skip leaves patch 2 out" '
 	test -f series/patches/two.diff
 '
 
+# Two kernel lines side by side, as Debian 12 ships 6.1 and 6.12: a
+# tarball of line 2.0 (major.minor), version 2.0-1~deb1u1 (tag form
+# base/2.0-1_deb1u1), whose alloc() returns 4: patch one conflicts there.
+import_line() {
+	local d
+	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
+	sed -i "s/return 1/return 4/" "$d/linux-source-6.1/mm/page_alloc.c" &&
+	sed -i "s/1.0-1/2.0-1/" "$d/linux-source-6.1/Makefile" &&
+	tar -C "$d" -cJf line.tar.xz linux-source-6.1 && rm -rf "$d" &&
+	TARBALL=$PWD/line.tar.xz SOURCE_VERSION="2.0-1~deb1u1" import.sh 2>/dev/null
+}
+base_is() { (. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = "$1"); }
+
+ok "a series whose base file names its base stays on it when another kernel line is imported" '
+	setup && echo base/1.0-1 >series/base && old=$(git -C work/linux rev-parse series) && import_line &&
+	base_is base/1.0-1 && replay.sh 2>/dev/null && test "$(git -C work/linux rev-parse series)" = "$old" &&
+	BASE=base/2.0-1_deb1u1 base_is base/2.0-1_deb1u1 &&
+	rm series/base && base_is base/2.0-1_deb1u1
+'
+
+ok "a base file naming a base not imported stops, naming the file and the import to run" '
+	setup && echo base/2.0-1_deb1u1 >series/base &&
+	must_fail replay.sh && must_say "series/base: base/2.0-1_deb1u1 is not imported" &&
+	must_say "make import TARBALL=/usr/src/linux-source-2.0.tar.xz SOURCE_VERSION=2.0-1~deb1u1" &&
+	echo "base/1.0-1 and more" >series/base && must_fail replay.sh && must_say "series/base: .*one base tag"
+'
+
+ok "export into a directory without a base file writes the base the branch is on" '
+	setup && import_line && git -C work/linux branch -q mine series &&
+	SERIES_DIR=$PWD/mine BRANCH=mine export.sh 2>/dev/null && test "$(cat mine/base)" = base/1.0-1 &&
+	echo base/1.0-1 >series/base && export.sh 2>/dev/null && test "$(cat series/base)" = base/1.0-1
+'
+
 # Someone else's series: a directory of its own, on a branch of its own.
 other_series() {
 	mkdir -p other && : >other/series.txt && SERIES_DIR=$PWD/other &&
