@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Carry the series onto a newer base (a new linux-source imported beside
 # the old one): apply each patch of series.txt on the newest base/* tag
-# (BASE= names another) in the kernel tree, one commit each, with a
-# three-way merge where the context moved.
+# of the series' own kernel line (major.minor: importing 6.12 does not
+# move a 6.1 series; BASE= names another base) in the kernel tree, one
+# commit each, with a three-way merge where the context moved.
+#   - Another line is a new series: it needs NEW_SERIES_DIR, which gets
+#     the result, and the series directory is left as it is.
 #   - A patch whose change the new base already has (upstream took it, or
 #     Debian backported it; a three-way merge that comes out empty too)
 #     is reported "left out (already upstream)".
@@ -12,18 +15,19 @@
 #     patch out; --abort goes back, and keeps the work done so far on a
 #     branch of its own, which it names.
 #   - At the end $BRANCH points at the new commits and the series files
-#     are exported from them (make export), so replay gives them back.  A
-#     patch left out keeps its files; series.txt says, in a comment, why
-#     it is no longer listed.
+#     are exported from them (make export), so replay gives them back, and
+#     the file 'base' names the new base.  A patch left out keeps its
+#     files; series.txt says, in a comment, why it is no longer listed.
 # $BRANCH and the old base are not touched until the end, and the results
 # of both bases stay cached (results are kept per source tree).
 # State: $WORK/state/rebase-$BRANCH/, made whole by one rename: onto-tag,
 # onto, orig-head, names (the series as it started) and orig/ (a copy of
 # its files), next ("I HEAD": patch I is being applied on commit HEAD,
 # replaced by a rename), stopped and conflicts (the rebase waits for the
-# user at patch I), upstream and skipped.  Whatever point an interrupt
-# hits, --continue and --skip find where they are: a patch that was being
-# applied, not stopped for the user, is applied again from HEAD.
+# user at patch I), upstream and skipped, and new-dir (NEW_SERIES_DIR,
+# when given).  Whatever point an interrupt hits, --continue and --skip
+# find where they are: a patch that was being applied, not stopped for
+# the user, is applied again from HEAD.
 # The series files must not change under a rebase: series.txt, and the
 # files of the patches already applied, are checked on --continue and
 # --skip against the copy; the current patch and those after it may be
@@ -207,13 +211,21 @@ keep_work() {
 }
 
 finish() {
-	local tip base n name why label
+	local tip base n name why label dir=$SERIES_DIR
 	tip=$(kgit rev-parse HEAD)
 	kgit update-ref "refs/heads/$BRANCH" "$tip"
 	# Back on the branch if the rebase started there (HEAD is at its tip).
 	[[ $(cat "$state/orig-head") != "$BRANCH" ]] || kgit checkout -q "$BRANCH"
 	base=$(cat "$state/onto-tag")
-	BASE=$base "$TOP/scripts/export.sh"
+	if [[ -s $state/new-dir ]]; then
+		# A new series directory starts as the series did (its comments,
+		# the files of every patch, left out or not) and its cover letter.
+		dir=$(cat "$state/new-dir")
+		mkdir -p "$dir"
+		cp -R "$state/orig/." "$dir/"
+		[[ ! -d $SERIES_DIR/mail ]] || cp -R "$SERIES_DIR/mail" "$dir/"
+	fi
+	SERIES_DIR=$dir BASE=$base "$TOP/scripts/export.sh"
 	# A patch left out keeps its files (export leaves them); series.txt
 	# says why it is no longer listed.
 	for why in upstream skipped; do
@@ -221,17 +233,24 @@ finish() {
 		label='already upstream'
 		[[ $why == upstream ]] || label='skipped with SKIP=1'
 		while IFS= read -r name; do
-			grep -qxF -- "# $name: left out by make rebase onto $base ($label), its files kept" "$SERIES_DIR/series.txt" ||
-				echo "# $name: left out by make rebase onto $base ($label), its files kept" >>"$SERIES_DIR/series.txt"
+			grep -qxF -- "# $name: left out by make rebase onto $base ($label), its files kept" "$dir/series.txt" ||
+				echo "# $name: left out by make rebase onto $base ($label), its files kept" >>"$dir/series.txt"
 		done <"$state/$why"
 	done
+	# Last: an interrupted rebase leaves the series on its old base.
+	echo "$base" >"$dir/base.tmp"
+	mv -f "$dir/base.tmp" "$dir/base"
 	n=$(kgit rev-list --count "$base..$tip")
 	local up=''
 	[[ ! -s $state/upstream ]] || up="$(paste -sd' ' "$state/upstream") (already upstream)"
 	[[ ! -s $state/skipped ]] || up="$up${up:+ }$(paste -sd' ' "$state/skipped") (skipped)"
 	rm -rf "$state"
 	say "$BRANCH = $(short "$tip"): $n patches on $base${up:+; left out: $up}"
-	say "the series files are rewritten from it (git diff in $SERIES_DIR shows how); next: make check"
+	if [[ $dir == "$SERIES_DIR" ]]; then
+		say "the series files are rewritten from it (git diff in $SERIES_DIR shows how); next: make check"
+	else
+		say "the series on $base is in $dir, and $SERIES_DIR is as it was; next: SERIES_DIR=$dir make check"
+	fi
 }
 
 case ${1:-} in
@@ -307,14 +326,35 @@ esac
 [[ ! -d $state ]] || die "a rebase of $BRANCH is in progress: 'make rebase CONTINUE=1' or 'make rebase ABORT=1'"
 [[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
 	die "$KTREE has uncommitted changes; commit them and run 'make export', or 'git -C $KTREE stash'"
-onto_tag=$(base_tag)
-onto=$(kgit rev-parse --verify -q "$onto_tag^{commit}") || die "$onto_tag: no such base in $KTREE"
-old=''
-if kgit rev-parse -q --verify "refs/heads/$BRANCH" >/dev/null; then
-	# The base the branch sits on now: the newest base/* tag it contains.
-	old=$(kgit tag -l 'base/*' --merged "$BRANCH" --sort=-version:refname | head -n1)
-	[[ $old != "$onto_tag" ]] || die "$BRANCH is already on $onto_tag; import a newer linux-source first (make import TARBALL=... SOURCE_VERSION=...)"
+new_dir=${NEW_SERIES_DIR:-}
+if [[ -n $new_dir ]]; then
+	[[ $new_dir == /* ]] || new_dir=$PWD/$new_dir
+	[[ ! -e $new_dir ]] || [[ -d $new_dir && -z $(ls -A "$new_dir") ]] ||
+		die "NEW_SERIES_DIR=$NEW_SERIES_DIR: $new_dir is there and not empty; the rebased series goes into a new directory"
 fi
+# The base the series is on now: its file 'base', else the one its branch
+# holds.
+old=''
+! kgit rev-parse -q --verify "refs/heads/$BRANCH" >/dev/null || old=$(branch_base "$BRANCH")
+cur=$(series_base)
+cur=${cur:-$old}
+if [[ -n ${BASE:-} ]]; then
+	onto_tag=$BASE
+elif [[ -n $cur ]]; then
+	# The newest import of the same major.minor ('6.1.' or '6.1-', never 6.12).
+	line=$(kernel_line "$cur")
+	onto_tag=$(kgit tag -l "base/${line}[.-]*" --sort=-version:refname | head -n1)
+	[[ -n $line && -n $onto_tag ]] ||
+		die "the series is on $cur, and no base of its kernel line ${line:-?} is imported in $KTREE; import one (make import TARBALL=... SOURCE_VERSION=...), or name the base, BASE=base/<version>"
+else
+	onto_tag=$(base_tag)
+fi
+onto=$(kgit rev-parse --verify -q "$onto_tag^{commit}") || die "$onto_tag: no such base in $KTREE"
+if [[ -n $cur && $(kernel_line "$onto_tag") != "$(kernel_line "$cur")" && -z $new_dir ]]; then
+	die "$onto_tag is another kernel line ($(kernel_line "$onto_tag")) than the series' base $cur ($(kernel_line "$cur")): on it the series is a new one, and $SERIES_DIR stays as it is; give the directory for the new series, NEW_SERIES_DIR=<dir>"
+fi
+[[ $old != "$onto_tag" ]] ||
+	die "$BRANCH is already on $onto_tag; import a newer linux-source of its line first (make import TARBALL=... SOURCE_VERSION=...)"
 "$TOP/scripts/lint-series.sh"
 mapfile -t names < <(series_names)
 total=${#names[@]}
@@ -338,10 +378,11 @@ done
 current_head >"$new/orig-head"
 echo "$onto_tag" >"$new/onto-tag"
 echo "1 $onto" >"$new/next"
+[[ -z $new_dir ]] || echo "$new_dir" >"$new/new-dir"
 : >"$new/upstream"
 : >"$new/skipped"
 mv -T "$new" "$state"
 trap - EXIT
-say "rebasing $total patches of $BRANCH${old:+ from $old} onto $onto_tag"
+say "rebasing $total patches of $BRANCH${cur:+ from $cur} onto $onto_tag${new_dir:+, into $new_dir}"
 kgit checkout -q --detach "$onto"
 run_from 1

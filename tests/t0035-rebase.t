@@ -23,7 +23,7 @@ patch_from() { # NAME SUBJECT FILE SED-EXPR
 	add_patch "$1" "$2" "$1.diff"
 }
 
-# Version 1.1-1 of the tarball: alloc() returns 3 where patch one makes it
+# Version 1.0-2 of the tarball: alloc() returns 3 where patch one makes it
 # return 2 (a conflict), and GFP_ATOMIC is defined already (patch three
 # went upstream).
 import_next() {
@@ -32,9 +32,9 @@ import_next() {
 	tar -C "$d" -xf linux-source-6.1.tar.xz &&
 	sed -i "s/return 1/return 3/" "$d/linux-source-6.1/mm/page_alloc.c" &&
 	echo "#define GFP_ATOMIC 1" >>"$d/linux-source-6.1/include/gfp.h" &&
-	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
 	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
 }
 
 # Resolve patch one's conflict in favour of the series: return 2.
@@ -45,8 +45,8 @@ resolve_one() {
 
 ok "a newer tarball is imported beside the old base, and becomes the base" '
 	setup && old=$(git -C work/linux rev-parse series) && import_next &&
-	git -C work/linux tag -l "base/*" >tags && printf "base/1.0-1\nbase/1.1-1\n" | diff - tags &&
-	(. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = base/1.1-1) &&
+	git -C work/linux tag -l "base/*" >tags && printf "base/1.0-1\nbase/1.0-2\n" | diff - tags &&
+	(. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = base/1.0-2) &&
 	test "$(git -C work/linux rev-parse series)" = "$old"
 '
 
@@ -68,9 +68,9 @@ ok "a conflict in files whose names hold a space, a backslash or a quote names e
 	tar -C "$d" -cJf linux-source-6.1.tar.xz linux-source-6.1 && fixture_env && import.sh 2>/dev/null &&
 	git clone -q work/linux scratch && git -C scratch checkout -q base/1.0-1 && odd "s/v = 1/v = 2/" scratch &&
 	git -C scratch diff --full-index >one.diff && add_patch one "mm: Two" one.diff && replay.sh 2>/dev/null &&
-	odd "s/v = 1/v = 3/" "$d/linux-source-6.1" && sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	odd "s/v = 1/v = 3/" "$d/linux-source-6.1" && sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
 	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null &&
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null &&
 	must_fail rebase.sh && grep -qxF "    mm/my file.c: @@ -1 +1 @@" fail.out &&
 	grep -qxF "    mm/x\\ty.c: @@ -1 +1 @@" fail.out && grep -qxF "    mm/q\"uote.c: @@ -1 +1 @@" fail.out &&
 	must_say "conflicts with .* in mm/my file.c mm/q\"uote.c mm/x\\\\ty.c:" &&
@@ -82,10 +82,10 @@ ok "resolved and continued: the series is on the new base, the upstream patch is
 	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } && resolve_one &&
 	rebase.sh --continue >out 2>&1; cat out &&
 	must_say "patch 3/3 .three.: its change is already in" out &&
-	git -C work/linux merge-base --is-ancestor base/1.1-1 series &&
-	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 2 &&
+	git -C work/linux merge-base --is-ancestor base/1.0-2 series &&
+	test "$(git -C work/linux rev-list --count base/1.0-2..series)" = 2 &&
 	printf "one\ntwo\n" | diff - <(grep -v "^#" series/series.txt) &&
-	must_say "^# three: left out by make rebase onto base/1.1-1 \(already upstream\), its files kept$" series/series.txt &&
+	must_say "^# three: left out by make rebase onto base/1.0-2 \(already upstream\), its files kept$" series/series.txt &&
 	cmp three.diff series/patches/three.diff && test -f series/commit-msgs/three &&
 	test ! -e work/state/rebase-series
 '
@@ -122,7 +122,7 @@ ok "SKIP=1 leaves the conflicting patch out" '
 	setup && import_next && { rebase.sh >/dev/null 2>&1 || true; } &&
 	rebase.sh --skip >out 2>&1 && must_say "left out: three \(already upstream\) one \(skipped\)" out &&
 	printf "two\n" | diff - <(grep -v "^#" series/series.txt) &&
-	must_say "^# one: left out by make rebase onto base/1.1-1 \(skipped with SKIP=1\), its files kept$" series/series.txt &&
+	must_say "^# one: left out by make rebase onto base/1.0-2 \(skipped with SKIP=1\), its files kept$" series/series.txt &&
 	cmp one.diff series/patches/one.diff && test -f series/commit-msgs/one
 '
 
@@ -149,33 +149,33 @@ ok "a commit message lost in the middle of a rebase stops --continue and --skip,
 	test "$(git -C work/linux rev-parse series)" = "$old"
 '
 
-# Version 1.1-1 where patch one is upstream, and the first line of its
+# Version 1.0-2 where patch one is upstream, and the first line of its
 # context changed too: neither the patch nor its reverse applies, and the
 # three-way merge comes out empty.
 import_upstream_moved() {
 	local d
 	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
 	sed -i "s/return 1/return 2/; s/^int alloc(void)$/int alloc(void) \/* moved *\//" "$d/linux-source-6.1/mm/page_alloc.c" &&
-	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
 	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
 }
 
 ok "a patch whose three-way merge comes out empty is named: left out (already upstream)" '
 	setup && import_upstream_moved &&
 	rebase.sh >out 2>&1; cat out &&
 	must_say "patch 1/3 .one.: .*left out \(already upstream\)" out &&
-	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 2 &&
+	test "$(git -C work/linux rev-list --count base/1.0-2..series)" = 2 &&
 	must_say "^# one: left out .*already upstream" series/series.txt && test -f series/patches/one.diff
 '
 
-# Version 1.1-1 with only the Makefile changed: every patch applies.
+# Version 1.0-2 with only the Makefile changed: every patch applies.
 import_plain_next() {
 	local d
 	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
-	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
 	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
 }
 
 # A git that logs its calls and hangs at the Nth one matching a shell
@@ -206,8 +206,8 @@ cut_and_resume() {
 }
 # The rebased series: the same change on the new base, three commits.
 rebased_as_before() {
-	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
-	test "$(git -C work/linux rev-list --count base/1.1-1..series)" = 3
+	test "$(git -C work/linux diff base/1.0-2 series)" = "$old" &&
+	test "$(git -C work/linux rev-list --count base/1.0-2..series)" = 3
 }
 
 ok "Ctrl-C as the rebase detaches HEAD: --continue completes it" '
@@ -227,13 +227,13 @@ ok "Ctrl-C just before patch 2 is committed: --continue completes the rebase" '
 
 ok "Ctrl-C while the series files are exported: --continue completes the rebase" '
 	cut_and_resume "*diff --no-color --no-ext-diff*" 2 --continue &&
-	test "$(git -C work/linux diff base/1.1-1 series)" = "$old" &&
+	test "$(git -C work/linux diff base/1.0-2 series)" = "$old" &&
 	printf "one\ntwo\nthree\n" | diff - series/series.txt
 '
 
 ok "Ctrl-C just before patch 2 is committed: --skip leaves patch 2 out" '
 	cut_and_resume "*commit -q --no-verify*" 2 --skip &&
-	git -C work/linux log --format=%s base/1.1-1..series >log &&
+	git -C work/linux log --format=%s base/1.0-2..series >log &&
 	printf "%s\n" "gfp: Define GFP_ATOMIC" "mm/page_alloc: Return two" | diff - log &&
 	test -f series/patches/two.diff
 '
@@ -269,6 +269,49 @@ ok "export into a directory without a base file writes the base the branch is on
 	setup && import_line && git -C work/linux branch -q mine series &&
 	SERIES_DIR=$PWD/mine BRANCH=mine export.sh 2>/dev/null && test "$(cat mine/base)" = base/1.0-1 &&
 	echo base/1.0-1 >series/base && export.sh 2>/dev/null && test "$(cat series/base)" = base/1.0-1
+'
+
+ok "make rebase stays within the series line: the newest base of its major.minor, and the base file follows" '
+	setup && echo base/1.0-1 >series/base && import_line && import_plain_next &&
+	rebase.sh >out 2>&1; cat out && must_say "onto base/1.0-2" out &&
+	git -C work/linux merge-base --is-ancestor base/1.0-2 series && test "$(cat series/base)" = base/1.0-2
+'
+
+ok "a rebase stopped at a conflict, or abandoned, leaves the base file as it was; completed, it moves" '
+	setup && echo base/1.0-1 >series/base && import_next && { rebase.sh >/dev/null 2>&1 || true; } &&
+	test -d work/state/rebase-series && test "$(cat series/base)" = base/1.0-1 &&
+	rebase.sh --abort 2>/dev/null && test "$(cat series/base)" = base/1.0-1 &&
+	{ rebase.sh >/dev/null 2>&1 || true; } && resolve_one && rebase.sh --continue 2>/dev/null &&
+	test "$(cat series/base)" = base/1.0-2
+'
+
+ok "a rebase onto another kernel line without NEW_SERIES_DIR is refused, and nothing moves" '
+	setup && old=$(git -C work/linux rev-parse series) && import_line && cp -r series before &&
+	BASE=base/2.0-1_deb1u1 must_fail rebase.sh &&
+	must_say "another kernel line .*NEW_SERIES_DIR" &&
+	test "$(git -C work/linux rev-parse series)" = "$old" && test ! -e work/state/rebase-series && diff -r before series
+'
+
+ok "a rebase onto another kernel line writes the new series directory, with its own base file, and leaves the old one" '
+	setup && echo base/1.0-1 >series/base && mkdir -p series/mail && echo cover >series/mail/cover-letter.txt &&
+	import_line && cp -r series before &&
+	{ BASE=base/2.0-1_deb1u1 NEW_SERIES_DIR=next rebase.sh >/dev/null 2>&1 || true; } &&
+	sed -i "/^<<<<<<< /,/^=======/d; /^>>>>>>> /d" work/linux/mm/page_alloc.c &&
+	rebase.sh --continue >out 2>&1; cat out && diff -r before series &&
+	test "$(cat next/base)" = base/2.0-1_deb1u1 && printf "one\ntwo\nthree\n" | diff - <(grep -v "^#" next/series.txt) &&
+	cmp series/mail/cover-letter.txt next/mail/cover-letter.txt &&
+	t=$(git -C work/linux rev-parse "series^{tree}") && git -C work/linux branch -D -q series &&
+	SERIES_DIR=$PWD/next replay.sh 2>/dev/null && test "$(git -C work/linux rev-parse "series^{tree}")" = "$t" &&
+	mkdir -p full && echo x >full/x && BASE=base/1.0-1 NEW_SERIES_DIR=full must_fail rebase.sh &&
+	must_say "NEW_SERIES_DIR=full: .*not empty"
+'
+
+ok "SKIP=1 in a rebase into NEW_SERIES_DIR keeps the skipped patch's files in both directories" '
+	setup && import_line && { BASE=base/2.0-1_deb1u1 NEW_SERIES_DIR=next rebase.sh >/dev/null 2>&1 || true; } &&
+	rebase.sh --skip 2>/dev/null && printf "two\nthree\n" | diff - <(grep -v "^#" next/series.txt) &&
+	must_say "^# one: left out by make rebase onto base/2.0-1_deb1u1 \(skipped with SKIP=1\), its files kept$" next/series.txt &&
+	cmp one.diff next/patches/one.diff && cmp series/commit-msgs/one next/commit-msgs/one &&
+	cmp one.diff series/patches/one.diff && grep -qx one series/series.txt
 '
 
 # Someone else's series: a directory of its own, on a branch of its own.

@@ -59,19 +59,19 @@ ok "a From: line that is not \"Name <email>\" and a blank line is refused, namin
 	must_fail replay.sh && must_say "commit-msgs/mm-return-four: .*From: Name <email>"
 '
 
-# Version 1.1-1 of the tarball: only the Makefile differs.
+# Version 1.0-2 of the tarball: only the Makefile differs.
 import_next() {
 	local d
 	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
-	sed -i "s/1.0-1/1.1-1/" "$d/linux-source-6.1/Makefile" &&
+	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
 	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.1-1 import.sh 2>/dev/null
+	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
 }
 
 ok "rebase keeps every patch's author" '
 	their_branch && export.sh 2>/dev/null && replay.sh 2>/dev/null && import_next &&
-	rebase.sh 2>/dev/null && git -C work/linux merge-base --is-ancestor base/1.1-1 theirs &&
-	git -C work/linux log --reverse --format="%an <%ae>|%cn <%ce>" base/1.1-1..theirs >got && cat got &&
+	rebase.sh 2>/dev/null && git -C work/linux merge-base --is-ancestor base/1.0-2 theirs &&
+	git -C work/linux log --reverse --format="%an <%ae>|%cn <%ce>" base/1.0-2..theirs >got && cat got &&
 	printf "%s\n" "Test User <tu@example.com>|Test Er <t@example.org>" "Test User <tu@example.com>|Test Er <t@example.org>" | diff - got &&
 	test "$(head -n1 theirs/commit-msgs/mm-return-four)" = "From: Test User <tu@example.com>"
 '
