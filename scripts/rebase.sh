@@ -8,7 +8,9 @@
 #     the result, and the series directory is left as it is.
 #   - A patch whose change the new base already has (upstream took it, or
 #     Debian backported it; a three-way merge that comes out empty too)
-#     is reported "left out (already upstream)".
+#     is reported "left out (already upstream)".  So is a patch whose
+#     message names its upstream commit in a trailer,
+#     'Upstream-commit: <id> ("subject")', when it conflicts.
 #   - A conflict stops the rebase with the patch, the file and the hunk,
 #     and leaves the markers in the kernel tree, as git am -3 does: fix
 #     them, 'git add' the files, then --continue.  --skip leaves the
@@ -103,10 +105,25 @@ commit_patch() {
 		die "patch $1/$total '$name' could not be committed (see above); fix the cause, then 'make rebase CONTINUE=1'"
 }
 
+# The upstream commit patch NAME's message names in a trailer,
+# 'Upstream-commit: <12 or more hex digits> ("subject")', as it is written
+# (<id> ("subject")); nothing if none.  The series' 'Upstream:' paragraphs,
+# which say where mainline stands, are prose, not this trailer.
+upstream_of() {
+	{ git interpret-trailers --parse <"$SERIES_DIR/commit-msgs/$1" 2>/dev/null || true; } |
+		sed -nE 's/^Upstream-commit: ([0-9a-f]{12,40} \(".*"\))$/\1/p' | head -n1
+}
+
 # Patch I is left out: the new base has its change already.
 left_out_upstream() {
-	say "patch $1/$total '${names[$1 - 1]}': its change is already in $(short HEAD) (upstream or backported); left out (already upstream)"
-	grep -qxF -- "${names[$1 - 1]}" "$state/upstream" || echo "${names[$1 - 1]}" >>"$state/upstream"
+	local name=${names[$1 - 1]} up
+	up=$(upstream_of "$name")
+	if [[ -n $up ]]; then
+		say "patch $1/$total '$name': already upstream as $up; left out"
+	else
+		say "patch $1/$total '$name': its change is already in $(short HEAD) (upstream or backported); left out (already upstream)"
+	fi
+	grep -qxF -- "$name" "$state/upstream" || echo "$name" >>"$state/upstream"
 }
 
 # The hunks a plain git apply could not place ("patch failed: FILE:LINE"),
@@ -155,6 +172,13 @@ apply_one() {
 			return 0
 		fi
 		commit_patch "$i"
+		return 0
+	fi
+	if [[ -n $(upstream_of "$name") ]]; then
+		# The message names the upstream commit: the new base has the
+		# change in upstream's own form, which need not match the patch.
+		kgit reset -q --hard
+		left_out_upstream "$i"
 		return 0
 	fi
 	if [[ -z $(conflicted) ]]; then
@@ -211,7 +235,7 @@ keep_work() {
 }
 
 finish() {
-	local tip base n name why label dir=$SERIES_DIR
+	local tip base n name why label up dir=$SERIES_DIR
 	tip=$(kgit rev-parse HEAD)
 	kgit update-ref "refs/heads/$BRANCH" "$tip"
 	# Back on the branch if the rebase started there (HEAD is at its tip).
@@ -230,9 +254,12 @@ finish() {
 	# says why it is no longer listed.
 	for why in upstream skipped; do
 		[[ -s $state/$why ]] || continue
-		label='already upstream'
-		[[ $why == upstream ]] || label='skipped with SKIP=1'
 		while IFS= read -r name; do
+			label='skipped with SKIP=1'
+			if [[ $why == upstream ]]; then
+				up=$(upstream_of "$name")
+				label="already upstream${up:+ as $up}"
+			fi
 			grep -qxF -- "# $name: left out by make rebase onto $base ($label), its files kept" "$dir/series.txt" ||
 				echo "# $name: left out by make rebase onto $base ($label), its files kept" >>"$dir/series.txt"
 		done <"$state/$why"

@@ -314,6 +314,22 @@ ok "SKIP=1 in a rebase into NEW_SERIES_DIR keeps the skipped patch's files in bo
 	cmp one.diff series/patches/one.diff && grep -qx one series/series.txt
 '
 
+ok "a patch with an Upstream-commit trailer that conflicts on the new base is left out as already upstream, its files kept" '
+	setup && printf "\nUpstream-commit: 0123456789abcdef (\"mm/page_alloc: Return two\")\n" >>series/commit-msgs/one &&
+	cp series/commit-msgs/one msg.one && import_next &&
+	rebase.sh >out 2>&1; rc=$?; cat out; test $rc -eq 0 &&
+	must_say "patch 1/3 .one.: already upstream as 0123456789abcdef \(\"mm/page_alloc: Return two\"\); left out" out &&
+	must_say "^# one: left out by make rebase onto base/1.0-2 \(already upstream as 0123456789abcdef" series/series.txt &&
+	printf "two\n" | diff - <(grep -v "^#" series/series.txt) &&
+	cmp one.diff series/patches/one.diff && cmp msg.one series/commit-msgs/one &&
+	test -z "$(git -C work/linux status --porcelain --untracked-files=no)"
+'
+
+ok "an Upstream: paragraph, as the series here writes them, is no trailer: the conflict still stops" '
+	setup && printf "\nUpstream: mainline still returns one as of\nv6.12.\n" >>series/commit-msgs/one && import_next &&
+	must_fail rebase.sh && must_say "patch 1/3 .one. .*conflicts"
+'
+
 # Someone else's series: a directory of its own, on a branch of its own.
 other_series() {
 	mkdir -p other && : >other/series.txt && SERIES_DIR=$PWD/other &&
