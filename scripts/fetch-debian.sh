@@ -7,13 +7,15 @@
 #   vmlinuz     the kernel image      config   Debian's .config
 #   headers     the headers tree to build modules with (M=...)
 #   package.json  version, ABI name, package files
-# usage: fetch-debian.sh [VERSION]     (default: the imported base's version)
+# usage: fetch-debian.sh [VERSION]     (a Debian version or base tag; default: the base's)
 . "$(dirname "$0")/lib.sh"
 
 APT_GET=${APT_GET:-apt-get}
 APT_CACHE=${APT_CACHE:-apt-cache}
 version=${1:-$(base_tag)}
-version=${version#base/}
+# apt knows Debian's form, with '~', not the tag's '_'.
+version=$(debian_version "$version")
+line=$(kernel_line "$version")
 dir=$WORK/debian/$version
 if [[ -f $dir/package.json ]]; then
 	echo "$dir"
@@ -22,14 +24,18 @@ fi
 
 image=$(APT_CACHE=$APT_CACHE debian_image_package "$version")
 if [[ -z $image ]]; then
-	have=$("$APT_CACHE" madison linux-image-amd64 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}' | paste -sd' ' -)
-	die "the archive has no linux-image-amd64 $version (it has: ${have:-nothing; run 'apt-get update'}); the binary kernel must be the one built from the imported source"
+	have=$(for p in linux-image-amd64 "linux-image-$line-amd64"; do "$APT_CACHE" madison "$p" 2>/dev/null; done |
+		awk -F'|' '{gsub(/ /,"",$2); print $2}' | paste -sd' ' -)
+	die "the archive has no linux-image-amd64 or linux-image-$line-amd64 of $version (it has: ${have:-nothing; run 'apt-get update'}); the binary kernel must be the one built from the imported source"
 fi
 abi=${image#linux-image-}
 abi=${abi%-amd64}
-# The headers' scripts (modpost, fixdep) come from linux-kbuild-<major.minor>.
-pkgs=("$image" "linux-headers-$abi-amd64" "linux-headers-$abi-common"
-	"linux-kbuild-$(cut -d. -f1,2 <<<"$version")")
+# The headers' scripts (modpost, fixdep) come from linux-kbuild, named by
+# the line in 6.1 (linux-kbuild-6.1) and by the ABI from 6.12 on
+# (linux-kbuild-6.12.118+deb12).
+kbuild=linux-kbuild-$abi
+"$APT_CACHE" show "$kbuild=$version" >/dev/null 2>&1 || kbuild=linux-kbuild-$line
+pkgs=("$image" "linux-headers-$abi-amd64" "linux-headers-$abi-common" "$kbuild")
 
 # Everything happens in a scratch directory that becomes $dir only when
 # complete, so a failed or interrupted fetch leaves nothing half-unpacked.

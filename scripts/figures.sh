@@ -32,7 +32,7 @@ block() { # COMMIT
 		t0=$(text "$p" page_alloc_text) && t1=$(text "$c" page_alloc_text) &&
 		m0=$(text "$p" mempolicy_text) && m1=$(text "$c" mempolicy_text) || return 1
 	version=$(base_tag)
-	version=${version#base/}
+	version=$(debian_version "$version")
 	# Say which kernel was measured: the changelog names Debian's config
 	# only when the figures come from it.
 	local config="Debian's $version amd64 config (debug info off)" short="Debian's config" ioa=''

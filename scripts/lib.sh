@@ -111,12 +111,20 @@ base_tag() {
 # its own, so it holds one base tag.
 branch_base() { kgit tag -l 'base/*' --merged "$1" --sort=-version:refname | head -n1; }
 
-# The package of Debian's binary kernel of VERSION, from the archive's
-# index (linux-image-amd64 of exactly that version depends on it, e.g.
-# linux-image-6.1.0-57-amd64 for 6.1.192-3); empty if there is none.
+# The package of Debian's binary kernel of VERSION (a base tag is read as
+# its Debian version), from the archive's index: the meta-package of that
+# exact version depends on it.  6.1's is linux-image-amd64
+# (linux-image-6.1.0-57-amd64 for 6.1.192-3); a second line's is its own,
+# linux-image-<major.minor>-amd64 (linux-image-6.12.118+deb12-amd64 for
+# 6.12.118-1~deb12u1).  Empty if there is none.
 debian_image_package() {
-	"${APT_CACHE:-apt-cache}" show "linux-image-amd64=$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1 |
-		grep -oE 'linux-image-[0-9][^ ,]*-amd64' | head -n1 || true
+	local v meta pkg
+	v=$(debian_version "$1")
+	for meta in linux-image-amd64 "linux-image-$(kernel_line "$v")-amd64"; do
+		pkg=$("${APT_CACHE:-apt-cache}" show "$meta=$v" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1 |
+			grep -oE 'linux-image-[0-9][^ ,]*-amd64' | head -n1) || true
+		[[ -z $pkg ]] || { echo "$pkg"; return 0; }
+	done
 }
 
 # Die unless series.txt exists; call before reading names, since a die

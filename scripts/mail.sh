@@ -69,7 +69,7 @@ mapfile -t people < <(recipients "${shared[@]}")
 [[ ${#people[@]} -gt 0 ]] || die "get_maintainer.pl named nobody for: ${shared[*]}"
 
 {
-	version=${base#base/}
+	version=$(debian_version "$base")
 	image=$(debian_image_package "$version")
 	# Values are data: fill-cover.sh substitutes them literally.
 	"$TOP/scripts/fill-cover.sh" --file TABLE="$table" --file BLOAT="$bloat" --text DEBVER="$version" \

@@ -8,25 +8,30 @@
 
 # Fixture packages of version $1 (default 6.1.900-1) in ./archive; a
 # second argument gives the image package another version than the rest.
+# ABI (default 6.1.0-99) names the image and headers, KBUILD the kbuild
+# package (6.1's is linux-kbuild-6.1; from 6.12 on Debian names it by the
+# ABI), META the package apt-cache says depends on the image: 6.1's
+# linux-image-amd64, or a line's own, linux-image-6.12-amd64.
 make_archive() {
-	local v=${1:-6.1.900-1} iv=${2:-${1:-6.1.900-1}} p d
+	local v=${1:-6.1.900-1} iv=${2:-${1:-6.1.900-1}} abi=${ABI:-6.1.0-99} p d
 	mkdir -p archive
-	for p in linux-image-6.1.0-99-amd64 linux-headers-6.1.0-99-amd64 linux-headers-6.1.0-99-common linux-kbuild-6.1; do
+	for p in "linux-image-$abi-amd64" "linux-headers-$abi-amd64" "linux-headers-$abi-common" "${KBUILD:-linux-kbuild-6.1}"; do
 		d=$(mktemp -d)
 		mkdir -p "$d/DEBIAN"
 		printf 'Package: %s\nVersion: %s\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDescription: fixture\n' \
 			"$p" "$([[ $p == linux-image-* ]] && echo "$iv" || echo "$v")" >"$d/DEBIAN/control"
 		case $p in
-		linux-image-*) mkdir -p "$d/boot" && echo kernel >"$d/boot/vmlinuz-6.1.0-99-amd64" &&
-			echo CONFIG_MMU=y >"$d/boot/config-6.1.0-99-amd64" ;;
+		linux-image-*) mkdir -p "$d/boot" && echo kernel >"$d/boot/vmlinuz-$abi-amd64" &&
+			echo CONFIG_MMU=y >"$d/boot/config-$abi-amd64" ;;
 		linux-headers-*-amd64) mkdir -p "$d/usr/src/$p" &&
-			echo "include /usr/src/linux-headers-6.1.0-99-common/Makefile" >"$d/usr/src/$p/Makefile" ;;
+			echo "include /usr/src/linux-headers-$abi-common/Makefile" >"$d/usr/src/$p/Makefile" ;;
 		*) mkdir -p "$d/usr/src/$p" && echo "# $p" >"$d/usr/src/$p/Makefile" ;;
 		esac
 		dpkg-deb -b -Zgzip "$d" "archive/${p}_${v}_amd64.deb" >/dev/null
 		rm -rf "$d"
 	done
 	export FAKE_APT_DIR=$PWD/archive FAKE_APT_VERSION=$v FAKE_APT_LOG=$PWD/apt.log
+	export FAKE_APT_META=${META:-linux-image-amd64} FAKE_APT_ABI=$abi
 	export APT_GET=$T_TOP/tests/fake/apt-get APT_CACHE=$T_TOP/tests/fake/apt-cache WORK=$PWD/work
 }
 
@@ -46,8 +51,29 @@ ok "a second fetch reuses the unpacked packages and downloads nothing" '
 
 ok "a version the archive has no binary of is refused, naming both versions" '
 	make_archive 6.1.900-1 && must_fail fetch-debian.sh 6.1.901-1 &&
-	must_say "no linux-image-amd64 6.1.901-1 \(it has: 6.1.900-1\)" &&
+	must_say "no linux-image-amd64 or linux-image-6.1-amd64 of 6.1.901-1 \(it has: 6.1.900-1\)" &&
 	test ! -e work/debian/6.1.901-1 && ! ls work/debian | grep -q tmp
+'
+
+# Debian 12's second line: linux-image-6.12-amd64 of 6.12.118-1~deb12u1
+# depends on linux-image-6.12.118+deb12-amd64, and the kbuild package is
+# linux-kbuild-6.12.118+deb12.  The base tag says _ where Debian says ~.
+archive_612() {
+	ABI=6.12.900+deb12 KBUILD=linux-kbuild-6.12.900+deb12 META=linux-image-6.12-amd64 make_archive "6.12.900-1~deb12u1"
+}
+
+ok "a base of the 6.12 line finds its image through linux-image-6.12-amd64, asked for by its Debian version" '
+	archive_612 && fetch-debian.sh base/6.12.900-1_deb12u1 >dir 2>err && d=$(cat dir) &&
+	test "$d" = "$PWD/work/debian/6.12.900-1~deb12u1" && test "$(cat "$d/vmlinuz")" = kernel &&
+	test "$(jq -r .release "$d/package.json")" = 6.12.900+deb12-amd64 &&
+	must_say "linux-image-6.12.900\+deb12-amd64=6.12.900-1~deb12u1 .*linux-kbuild-6.12.900\+deb12=6.12.900-1~deb12u1" apt.log &&
+	must_say "6.12.900-1~deb12u1" err && ! grep -q _deb12u1 err
+'
+
+ok "a version of the 6.12 line the archive lacks is refused by its Debian version, not the tag form" '
+	archive_612 && must_fail fetch-debian.sh base/6.12.901-1_deb12u1 &&
+	must_say "no linux-image-amd64 or linux-image-6.12-amd64 of 6.12.901-1~deb12u1 \(it has: 6.12.900-1~deb12u1\)" &&
+	! grep -q _deb12u1 fail.out
 '
 
 ok "a failed download is reported with apt's error and leaves no half-unpacked directory" '
