@@ -72,14 +72,26 @@ debian_version() {
 	echo "${v//_/\~}"
 }
 
-# The base tag in the series directory's file 'base', checked; nothing
-# for a series without the file.
-series_base() {
+# The base tag or kernel line in the series directory's file 'base',
+# checked; nothing for a series without the file.
+series_base_line() {
 	local f=$SERIES_DIR/base t
 	[[ -f $f ]] || return 0
 	t=$(sed -e 's/[[:space:]]*$//' -e '/^$/d' "$f")
 	{ [[ $t =~ ^base/[0-9][A-Za-z0-9.+_-]*$ ]] && git check-ref-format "refs/tags/$t"; } ||
-		die "$f: '$t' is not one base tag (one line, base/<version> as make import tags it, e.g. base/6.1.192-3)"
+		die "$f: '$t' is not one base tag or kernel line (one line: base/<version> as make import tags it, e.g. base/6.1.192-3, or base/<major.minor>, e.g. base/6.1)"
+	echo "$t"
+}
+# The base the file names: the tag itself, or for a kernel line alone
+# (base/6.1) the newest import of that line, so that Debian's next 6.1
+# upload, imported, is the series' base as before, and 6.12 never is.
+series_base() {
+	local t
+	t=$(series_base_line) || exit 1
+	if [[ $t =~ ^base/[0-9]+[.][0-9]+$ ]]; then
+		t=$(kgit tag -l "${t}[.-]*" --sort=-version:refname | head -n1)
+		[[ -n $t ]] || die "$SERIES_DIR/base: no base of kernel line $(series_base_line) is imported in $KTREE; run 'make import' (the file of package linux-source-$(kernel_line "$(series_base_line)"))"
+	fi
 	echo "$t"
 }
 

@@ -264,9 +264,14 @@ finish() {
 				echo "# $name: left out by make rebase onto $base ($label), its files kept" >>"$dir/series.txt"
 		done <"$state/$why"
 	done
-	# Last: an interrupted rebase leaves the series on its old base.
-	echo "$base" >"$dir/base.tmp"
-	mv -f "$dir/base.tmp" "$dir/base"
+	# Last: an interrupted rebase leaves the series on its old base.  A
+	# file that names the kernel line only already follows its newest
+	# import.
+	if ! { [[ $(SERIES_DIR=$dir series_base_line) =~ ^base/[0-9]+[.][0-9]+$ ]] &&
+		[[ $(SERIES_DIR=$dir series_base_line) == "base/$(kernel_line "$base")" ]]; }; then
+		echo "$base" >"$dir/base.tmp"
+		mv -f "$dir/base.tmp" "$dir/base"
+	fi
 	n=$(kgit rev-list --count "$base..$tip")
 	local up=''
 	[[ ! -s $state/upstream ]] || up="$(paste -sd' ' "$state/upstream") (already upstream)"

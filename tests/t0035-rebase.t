@@ -258,6 +258,13 @@ ok "a series whose base file names its base stays on it when another kernel line
 	rm series/base && base_is base/2.0-1_deb1u1
 '
 
+ok "a base file naming a kernel line follows that line's newest import, never another line's" '
+	setup && echo base/1.0 >series/base && import_line && base_is base/1.0-1 &&
+	import_plain_next && base_is base/1.0-2 &&
+	echo base/3.0 >series/base && must_fail replay.sh && must_say "series/base: no base of kernel line base/3.0 is imported" &&
+	echo base/1.0 >series/base && { rebase.sh >/dev/null 2>&1 || true; } && test "$(cat series/base)" = base/1.0
+'
+
 ok "a base file naming a base not imported stops, naming the file and the import to run" '
 	setup && echo base/2.0-1_deb1u1 >series/base &&
 	must_fail replay.sh && must_say "series/base: base/2.0-1_deb1u1 is not imported" &&
