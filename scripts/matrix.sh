@@ -58,6 +58,7 @@ if [[ ${#own[@]} -eq 0 ]]; then
 fi
 
 export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1} # as build.sh says
 JOBS=${JOBS:-$(($(nproc) + 1))}
 head_was=$(current_head)
 trap 'restore_head "$head_was"' EXIT

@@ -19,7 +19,7 @@ dir=${1:-$(mktemp -d /var/tmp/time-check.XXXXXX)}
 [[ ! -e $dir/repo ]] || { echo "time-check: $dir/repo exists; give an empty DIR" >&2; exit 1; }
 mkdir -p "$dir"
 # The run must start from nothing: none of the caller's caches or series.
-unset CCACHE_DIR SERIES_DIR BRANCH BASE TARBALL SOURCE_VERSION RESULTS KTREE BUILD_LOCK KFLAVOR
+unset CCACHE_DIR CCACHE_DEPEND SERIES_DIR BRANCH BASE TARBALL SOURCE_VERSION RESULTS KTREE BUILD_LOCK KFLAVOR
 export WORK=$dir/work
 git clone -q "$top" "$dir/repo"
 echo "# $(date -u +%F) $(git -C "$dir/repo" rev-parse --short HEAD) $(nproc) cores; logs in $dir"
