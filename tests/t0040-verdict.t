@@ -44,16 +44,6 @@ ok "a skip the allowed list does not name fails the boot, with its reason" '
 	jq -r .reason b/verdict.json | must_say "skipped without an allowed reason: c # SKIP one cpu" /dev/stdin
 '
 
-# KUnit of 6.1 prints a parameterized case "ok" when one parameter passed
-# and another skipped; only its count line says so.
-ok "a parameter of a case that skipped counts as a skip of the case, allowed or not" '
-	kunit_src && : >mods/allowed-skips.txt &&
-	partial=${kunit_results/    ok 3 - c # SKIP one cpu/        ok 1 - order 0\\n        ok 2 - order 4\\n    # c: pass:1 fail:0 skip:1 total:2\\n    ok 3 - c} &&
-	boot_dir "ok\n" "$partial" && test "$(verdict.sh b 1 2.5)" = failed &&
-	jq -r .reason b/verdict.json | must_say "skipped without an allowed reason: c # 1 of 2 parameters skipped" /dev/stdin &&
-	echo "c needs two CPUs" >mods/allowed-skips.txt && test "$(verdict.sh b 1 2.5)" = pass
-'
-
 ok "a clean console and a guest success are a pass, with case counts" '
 	boot_dir "Linux version 6.1\nRun /init\n" "$good_results" &&
 	test "$(verdict.sh b 1 2.5)" = pass &&
