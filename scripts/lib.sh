@@ -82,15 +82,19 @@ series_base_line() {
 		die "$f: '$t' is not one base tag or kernel line (one line: base/<version> as make import tags it, e.g. base/6.1.192-3, or base/<major.minor>, e.g. base/6.1)"
 	echo "$t"
 }
+# The newest import of kernel line LINE (6.1: base/6.1.192-3, never
+# base/6.12.*); empty if there is none.
+newest_of_line() { kgit tag -l "base/$1[.-]*" --sort=-version:refname | head -n1; }
 # The base the file names: the tag itself, or for a kernel line alone
 # (base/6.1) the newest import of that line, so that Debian's next 6.1
 # upload, imported, is the series' base as before, and 6.12 never is.
 series_base() {
-	local t
+	local t l
 	t=$(series_base_line) || exit 1
 	if [[ $t =~ ^base/[0-9]+[.][0-9]+$ ]]; then
-		t=$(kgit tag -l "${t}[.-]*" --sort=-version:refname | head -n1)
-		[[ -n $t ]] || die "$SERIES_DIR/base: no base of kernel line $(series_base_line) is imported in $KTREE; run 'make import' (the file of package linux-source-$(kernel_line "$(series_base_line)"))"
+		l=$(kernel_line "$t")
+		t=$(newest_of_line "$l")
+		[[ -n $t ]] || die "$SERIES_DIR/base: no base of kernel line base/$l is imported in $KTREE; run 'make import' (the file of package linux-source-$l)"
 	fi
 	echo "$t"
 }

@@ -267,8 +267,7 @@ finish() {
 	# Last: an interrupted rebase leaves the series on its old base.  A
 	# file that names the kernel line only already follows its newest
 	# import.
-	if ! { [[ $(SERIES_DIR=$dir series_base_line) =~ ^base/[0-9]+[.][0-9]+$ ]] &&
-		[[ $(SERIES_DIR=$dir series_base_line) == "base/$(kernel_line "$base")" ]]; }; then
+	if [[ $(SERIES_DIR=$dir series_base_line) != "base/$(kernel_line "$base")" ]]; then
 		echo "$base" >"$dir/base.tmp"
 		mv -f "$dir/base.tmp" "$dir/base"
 	fi
@@ -375,7 +374,7 @@ if [[ -n ${BASE:-} ]]; then
 elif [[ -n $cur ]]; then
 	# The newest import of the same major.minor ('6.1.' or '6.1-', never 6.12).
 	line=$(kernel_line "$cur")
-	onto_tag=$(kgit tag -l "base/${line}[.-]*" --sort=-version:refname | head -n1)
+	onto_tag=$(newest_of_line "$line")
 	[[ -n $line && -n $onto_tag ]] ||
 		die "the series is on $cur, and no base of its kernel line ${line:-?} is imported in $KTREE; import one (make import TARBALL=... SOURCE_VERSION=...), or name the base, BASE=base/<version>"
 else

@@ -23,19 +23,24 @@ patch_from() { # NAME SUBJECT FILE SED-EXPR
 	add_patch "$1" "$2" "$1.diff"
 }
 
+# Import another version of the fixture tarball: its Makefile says
+# MAKE-VERSION, mm/page_alloc.c is edited by SED-EXPR (may be empty), and
+# LINE, if given, is appended to include/gfp.h.
+# usage: import_variant SOURCE_VERSION MAKE-VERSION SED-EXPR [LINE]
+import_variant() {
+	local d
+	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
+	sed -i "$3" "$d/linux-source-6.1/mm/page_alloc.c" &&
+	{ [[ -z ${4:-} ]] || echo "$4" >>"$d/linux-source-6.1/include/gfp.h"; } &&
+	sed -i "s/1.0-1/$2/" "$d/linux-source-6.1/Makefile" &&
+	tar -C "$d" -cJf variant.tar.xz linux-source-6.1 && rm -rf "$d" &&
+	TARBALL=$PWD/variant.tar.xz SOURCE_VERSION=$1 import.sh 2>/dev/null
+}
+
 # Version 1.0-2 of the tarball: alloc() returns 3 where patch one makes it
 # return 2 (a conflict), and GFP_ATOMIC is defined already (patch three
 # went upstream).
-import_next() {
-	local d
-	d=$(mktemp -d) &&
-	tar -C "$d" -xf linux-source-6.1.tar.xz &&
-	sed -i "s/return 1/return 3/" "$d/linux-source-6.1/mm/page_alloc.c" &&
-	echo "#define GFP_ATOMIC 1" >>"$d/linux-source-6.1/include/gfp.h" &&
-	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
-	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
-}
+import_next() { import_variant 1.0-2 1.0-2 "s/return 1/return 3/" "#define GFP_ATOMIC 1"; }
 
 # Resolve patch one's conflict in favour of the series: return 2.
 resolve_one() {
@@ -153,12 +158,7 @@ ok "a commit message lost in the middle of a rebase stops --continue and --skip,
 # context changed too: neither the patch nor its reverse applies, and the
 # three-way merge comes out empty.
 import_upstream_moved() {
-	local d
-	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
-	sed -i "s/return 1/return 2/; s/^int alloc(void)$/int alloc(void) \/* moved *\//" "$d/linux-source-6.1/mm/page_alloc.c" &&
-	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
-	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
+	import_variant 1.0-2 1.0-2 "s/return 1/return 2/; s/^int alloc(void)$/int alloc(void) \/* moved *\//"
 }
 
 ok "a patch whose three-way merge comes out empty is named: left out (already upstream)" '
@@ -170,13 +170,7 @@ ok "a patch whose three-way merge comes out empty is named: left out (already up
 '
 
 # Version 1.0-2 with only the Makefile changed: every patch applies.
-import_plain_next() {
-	local d
-	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
-	sed -i "s/1.0-1/1.0-2/" "$d/linux-source-6.1/Makefile" &&
-	tar -C "$d" -cJf next.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/next.tar.xz SOURCE_VERSION=1.0-2 import.sh 2>/dev/null
-}
+import_plain_next() { import_variant 1.0-2 1.0-2 ""; }
 
 # A git that logs its calls and hangs at the Nth one matching a shell
 # pattern (the arguments after "git"), once, for interrupt_when.
@@ -241,14 +235,7 @@ ok "Ctrl-C just before patch 2 is committed: --skip leaves patch 2 out" '
 # Two kernel lines side by side, as Debian 12 ships 6.1 and 6.12: a
 # tarball of line 2.0 (major.minor), version 2.0-1~deb1u1 (tag form
 # base/2.0-1_deb1u1), whose alloc() returns 4: patch one conflicts there.
-import_line() {
-	local d
-	d=$(mktemp -d) && tar -C "$d" -xf linux-source-6.1.tar.xz &&
-	sed -i "s/return 1/return 4/" "$d/linux-source-6.1/mm/page_alloc.c" &&
-	sed -i "s/1.0-1/2.0-1/" "$d/linux-source-6.1/Makefile" &&
-	tar -C "$d" -cJf line.tar.xz linux-source-6.1 && rm -rf "$d" &&
-	TARBALL=$PWD/line.tar.xz SOURCE_VERSION="2.0-1~deb1u1" import.sh 2>/dev/null
-}
+import_line() { import_variant "2.0-1~deb1u1" 2.0-1 "s/return 1/return 4/"; }
 base_is() { (. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = "$1"); }
 
 ok "a series whose base file names its base stays on it when another kernel line is imported" '
