@@ -13,7 +13,7 @@ out=$(result_dir "$commit")
 # The inputs of the config: the check kernel's fragments, or the bench
 # kernel's fragment over Debian's config.
 case $KFLAVOR in
-check) config_inputs=("$TOP"/qemu/config/*.config) ;;
+check) mapfile -t config_inputs < <(check_fragments "$commit") ;;
 bench)
 	deb=$("$TOP/scripts/fetch-debian.sh") ||
 		die "the bench kernel's config comes from Debian's binary package, which could not be fetched"

@@ -27,7 +27,16 @@ if [[ $# -ge 3 ]]; then
 else
 	case $KFLAVOR in
 	check)
-		cat "$TOP"/qemu/config/*.config >"$frag"
+		# The checked-out commit's fragments; a gone.txt among them names
+		# options of the common ones that this kernel line does not have.
+		mapfile -t inputs < <(check_fragments HEAD)
+		gone=()
+		for f in "${inputs[@]}"; do
+			[[ $f == */gone.txt ]] || { cat "$f"; continue; }
+			mapfile -t -O "${#gone[@]}" gone < <(awk '$1 ~ /^CONFIG_[A-Za-z0-9_]+$/ { print $1 }' "$f")
+		done >"$frag"
+		[[ ${#gone[@]} -eq 0 ]] ||
+			sed -i -E "/^(# )?($(IFS='|'; echo "${gone[*]}"))[= ]/d" "$frag"
 		make -s -C "$KTREE" O="$build" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null ;;
 	bench)
 		cp "$TOP/qemu/bench.config" "$frag"

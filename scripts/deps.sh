@@ -2,7 +2,12 @@
 # Install the Debian packages the project needs; silent when all are there.
 set -euo pipefail
 
-pkgs=(linux-source-6.1 linux-config-6.1 gcc libc6-dev make ccache git jq bc flex bison
+# The Debian source and configs of the series' kernel line (the first
+# line of its base file, base/6.1 or base/6.12.118-1_deb12u1), 6.1 without one.
+base=${SERIES_DIR:-$(dirname "$0")/..}/base
+line=$(sed -n '1s|^base/\([0-9]*[.][0-9]*\).*|\1|p' "$base" 2>/dev/null || true)
+line=${line:-6.1}
+pkgs=("linux-source-$line" "linux-config-$line" gcc libc6-dev make ccache git jq bc flex bison
 	libelf-dev libssl-dev dwarves cpio xz-utils gzip qemu-system-x86
 	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb sparse)
 

@@ -22,8 +22,6 @@ SERIES_DIR=${SERIES_DIR:-$TOP}
 # The kernel's own tests the check kernels carry and run (the intree step).
 INTREE_LIST=${INTREE_LIST:-$TOP/qemu/intree-tests.txt}
 BRANCH=${BRANCH:-series}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-SOURCE_PKG=${SOURCE_PKG:-linux-source-6.1}
 # Kernel builds are serialised machine-wide: two at once on two cores only
 # makes both slower and can exhaust memory.
 BUILD_LOCK=${BUILD_LOCK:-$WORK/build.lock}
@@ -126,6 +124,18 @@ base_tag() {
 # The base a branch (or commit) is on.  Each import is a root commit of
 # its own, so it holds one base tag.
 branch_base() { kgit tag -l 'base/*' --merged "$1" --sort=-version:refname | head -n1; }
+
+# The check kernel's config fragments for COMMIT, one path a line:
+# qemu/config/*.config, then those of the commit's kernel line in
+# qemu/config/<major.minor>/, where a later kernel names the same options
+# otherwise (its gone.txt lists the common ones it does not have).
+check_fragments() {
+	local line
+	printf '%s\n' "$TOP"/qemu/config/*.config
+	line=$(kernel_line "$(branch_base "$1")")
+	[[ -z $line || ! -d $TOP/qemu/config/$line ]] ||
+		find "$TOP/qemu/config/$line" -maxdepth 1 -name '*.config' -o -name gone.txt | sort
+}
 
 # The package of Debian's binary kernel of VERSION (a base tag is read as
 # its Debian version), from the archive's index: the meta-package of that
@@ -394,6 +404,13 @@ need_uint() {
 # SERIES_DIR as the user gave it, relative to the caller's directory: the
 # scripts hand it to git -C $KTREE and to each other.
 [[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR
+# What make import reads by default: the Debian source package of the
+# series' kernel line (its base file), 6.1 for a series without one, so
+# that SERIES_DIR=series-6.12 make import imports linux-source-6.12.
+series_line=$(series_base_line) || exit 1
+series_line=$(kernel_line "$series_line")
+SOURCE_PKG=${SOURCE_PKG:-linux-source-${series_line:-6.1}}
+TARBALL=${TARBALL:-/usr/src/$SOURCE_PKG.tar.xz}
 # A yes/no setting is 1 or 0 (or unset): "yes" read as 0 would quietly do
 # the other thing.  usage: need_bool NAME...
 need_bool() {

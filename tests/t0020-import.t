@@ -107,4 +107,20 @@ ok "a second import refuses to throw away uncommitted edits in the tree" '
 	grep -q mine work/linux/mm/page_alloc.c
 '
 
+ok "a series on another kernel line imports that line's source package" '
+	mkdir -p series && echo base/6.12 >series/base && export WORK=$PWD/work SERIES_DIR=$PWD/series &&
+	unset TARBALL SOURCE_VERSION SOURCE_PKG && export PATH=$PWD/bin:$PATH && mkdir bin &&
+	printf "#!/bin/sh\nexit 1\n" >bin/dpkg-query && chmod +x bin/dpkg-query &&
+	must_fail import.sh && must_say "package linux-source-6.12 is not installed" &&
+	rm series/base && must_fail import.sh && must_say "package linux-source-6.1 is not installed"
+'
+
+ok "make deps installs the source and configs of the series' kernel line" '
+	mkdir -p series bin && echo base/6.12.118-1_deb12u1 >series/base && export PATH=$PWD/bin:$PATH &&
+	printf "#!/bin/sh\nexit 1\n" >bin/dpkg-query && printf "#!/bin/sh\necho \"\$*\" >>%s\n" "$PWD/apt.log" >bin/apt-get &&
+	printf "#!/bin/sh\n\"\$@\"\n" >bin/sudo && chmod +x bin/* &&
+	SERIES_DIR=$PWD/series deps.sh 2>/dev/null && must_say " linux-source-6.12 linux-config-6.12 " apt.log &&
+	: >apt.log && SERIES_DIR=$PWD/nowhere deps.sh 2>/dev/null && must_say " linux-source-6.1 linux-config-6.1 " apt.log
+'
+
 done_testing

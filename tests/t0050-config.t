@@ -21,7 +21,7 @@ else
 fi
 
 ok "every option in the fragments has a comment saying why" '
-	for f in "$T_TOP"/qemu/config/*.config; do
+	for f in "$T_TOP"/qemu/config/*.config "$T_TOP"/qemu/config/*/*.config; do
 		awk -v f="$f" "/^#/ { c = 1; next } /^$/ { c = 0; next } { if (!c) { print f \": \" \$0; bad = 1 } }
 			END { exit bad }" "$f" || exit 1
 	done
@@ -47,6 +47,16 @@ if [[ -z ${SKIP_KERNEL:-} ]]; then
 	ok "a value Kconfig cannot give is reported by name" '
 		mkdir top && cp -r "$T_TOP/scripts" "$T_TOP/qemu" top/ &&
 		echo "CONFIG_NO_SUCH_OPTION_X=y" >>top/qemu/config/test.config &&
+		must_fail top/scripts/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
+	'
+	ok "an option a kernel line does not have is left out by that line's gone.txt, on that line only" '
+		mkdir top && cp -r "$T_TOP/scripts" "$T_TOP/qemu" top/ &&
+		printf "# not an option of any kernel\nCONFIG_NO_SUCH_OPTION_X=y\n" >>top/qemu/config/test.config &&
+		k=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}/linux &&
+		line=$(git -C "$k" tag -l "base/*" --merged HEAD | sed -nE "1s|^base/([0-9]+[.][0-9]+).*|\1|p") &&
+		mkdir top/qemu/config/$line && echo "CONFIG_NO_SUCH_OPTION_X  gone" >top/qemu/config/$line/gone.txt &&
+		top/scripts/config.sh "$PWD/b" && ! grep -q NO_SUCH_OPTION b/.config &&
+		mv top/qemu/config/$line top/qemu/config/0.$line &&
 		must_fail top/scripts/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
 	'
 else
