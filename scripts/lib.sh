@@ -21,7 +21,6 @@ esac
 SERIES_DIR=${SERIES_DIR:-$TOP}
 # The kernel's own tests the check kernels carry and run (the intree step).
 INTREE_LIST=${INTREE_LIST:-$TOP/qemu/intree-tests.txt}
-BRANCH=${BRANCH:-series}
 # Kernel builds are serialised machine-wide: two at once on two cores only
 # makes both slower and can exhaust memory.
 BUILD_LOCK=${BUILD_LOCK:-$WORK/build.lock}
@@ -362,6 +361,23 @@ with_msg_author() {
 	fi
 }
 
+# SERIES_DIR as the user gave it, relative to the caller's directory: the
+# scripts hand it to git -C $KTREE and to each other.
+[[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR
+# What make import reads by default: the Debian source package of the
+# series' kernel line (its base file), 6.1 for a series without one, so
+# that SERIES_DIR=series-6.12 make import imports linux-source-6.12.
+series_line=$(series_base_line) || exit 1
+series_line=$(kernel_line "$series_line")
+SOURCE_PKG=${SOURCE_PKG:-linux-source-${series_line:-6.1}}
+TARBALL=${TARBALL:-/usr/src/$SOURCE_PKG.tar.xz}
+# The series' branch in the kernel tree: the one the series directory's
+# file 'branch' names, else series.  The 6.12 series names series-6.12,
+# so that the two live side by side and neither replay moves the other.
+default_branch=series
+[[ ! -f $SERIES_DIR/branch ]] || default_branch=$(sed -n '1s/[[:space:]]*$//p' "$SERIES_DIR/branch")
+BRANCH=${BRANCH:-$default_branch}
+
 # Inputs are data, and a value of the wrong form stops the script before
 # any work, with the variable and the form it takes named.  The settings
 # every script shares are checked here, as this file is sourced; a script
@@ -401,16 +417,6 @@ need_uint() {
 	done
 }
 
-# SERIES_DIR as the user gave it, relative to the caller's directory: the
-# scripts hand it to git -C $KTREE and to each other.
-[[ $SERIES_DIR == /* ]] || SERIES_DIR=$PWD/$SERIES_DIR
-# What make import reads by default: the Debian source package of the
-# series' kernel line (its base file), 6.1 for a series without one, so
-# that SERIES_DIR=series-6.12 make import imports linux-source-6.12.
-series_line=$(series_base_line) || exit 1
-series_line=$(kernel_line "$series_line")
-SOURCE_PKG=${SOURCE_PKG:-linux-source-${series_line:-6.1}}
-TARBALL=${TARBALL:-/usr/src/$SOURCE_PKG.tar.xz}
 # A yes/no setting is 1 or 0 (or unset): "yes" read as 0 would quietly do
 # the other thing.  usage: need_bool NAME...
 need_bool() {

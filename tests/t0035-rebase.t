@@ -341,6 +341,14 @@ ok "make check runs on another series directory, on a branch of its own" '
 	git -C work/linux rev-parse -q --verify refs/heads/other && ! git -C work/linux rev-parse -q --verify refs/heads/series
 '
 
+ok "a series directory names its branch in its file branch: replay moves that one, not series" '
+	make_tarball && fixture_env && import.sh 2>/dev/null &&
+	git clone -q work/linux scratch && git -C scratch -c advice.detachedHead=false checkout -q base/1.0-1 &&
+	other_series && echo other-line >other/branch && replay.sh 2>/dev/null &&
+	git -C work/linux rev-parse -q --verify refs/heads/other-line && ! git -C work/linux rev-parse -q --verify refs/heads/series &&
+	echo "bad/name" >other/branch && must_fail replay.sh && must_say "BRANCH=bad/name"
+'
+
 ok "a branch made by hand exports into a new series directory, which replays to the same tree" '
 	make_tarball && fixture_env && import.sh 2>/dev/null &&
 	git -C work/linux checkout -q -b mine base/1.0-1 &&
