@@ -349,6 +349,15 @@ ok "a series directory names its branch in its file branch: replay moves that on
 	echo "bad/name" >other/branch && must_fail replay.sh && must_say "BRANCH=bad/name"
 '
 
+ok "line-status.sh tells each patch carried, upstream with its commit, or not carried yet" '
+	setup && echo base/1.0 >series/base && mkdir -p next/dropped && echo base/2.0 >next/base &&
+	printf "# two is carried\ntwo\n# one: not carried yet\n" >next/series.txt &&
+	printf "s\n\nUpstream-commit: 0123456789ab (\"x\")\n" >next/dropped/three.msg &&
+	line-status.sh next >table && cat table &&
+	must_say "^| 1 | one | carried | not carried yet |$" table && must_say "^| 2 | two | carried | carried |$" table &&
+	must_say "^| 3 | three | carried | upstream, 0123456789ab |$" table && must_say "^| # | patch | 1.0 | 2.0 |$" table
+'
+
 ok "a branch made by hand exports into a new series directory, which replays to the same tree" '
 	make_tarball && fixture_env && import.sh 2>/dev/null &&
 	git -C work/linux checkout -q -b mine base/1.0-1 &&
