@@ -43,7 +43,7 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 # The guest modules this flavour builds: the bench kernel has no KUnit,
 # it runs the benchmark modules only.
 mods=("$TOP"/qemu/modules/*/)
-[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/")
+[[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/" "$TOP/qemu/modules/pa_compat/")
 # The check kernel also carries the kernel's own tests (qemu/intree-tests.txt).
 intree=()
 [[ $KFLAVOR != check ]] || intree=("$TOP/scripts/build-selftests.sh" "$INTREE_LIST")
