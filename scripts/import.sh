@@ -31,8 +31,11 @@ git check-ref-format "refs/tags/$tag" || die "$what: $tag is not a tag name git 
 # does it again.  A tag on a tree whose HEAD was never checked out (what
 # an import cut short left behind before the tag came last) is redone too.
 marker=$KTREE/.git/pagealloc-import
+# A worktree of the tree (a second kernel line's, git worktree add) has
+# a file .git naming its own git directory: the marker goes there.
+[[ ! -f $KTREE/.git ]] || marker=$(kgit rev-parse --absolute-git-dir)/pagealloc-import
 half_done() { [[ -e $marker ]] || ! kgit rev-parse -q --verify HEAD >/dev/null; }
-imported() { [[ -d $KTREE/.git ]] && kgit rev-parse -q --verify "refs/tags/$tag" >/dev/null && ! half_done; }
+imported() { [[ -e $KTREE/.git ]] && kgit rev-parse -q --verify "refs/tags/$tag" >/dev/null && ! half_done; }
 imported && { say "base $tag already imported in $KTREE"; exit 0; }
 # Two imports at once would both tag and check out: the second waits, and
 # finds the first one's work.
@@ -41,18 +44,18 @@ imported && { say "base $tag imported in $KTREE meanwhile"; exit 0; }
 
 # The tree is made here, never over someone's files: a directory that is
 # there already must be empty or a tree an import made.
-if [[ -e $KTREE && ! -d $KTREE/.git ]]; then
+if [[ -e $KTREE && ! -e $KTREE/.git ]]; then
 	[[ -d $KTREE ]] || die "$KTREE is there and is not a directory; move it away (or set KTREE or WORK elsewhere)"
 	[[ -z $(ls -A "$KTREE") ]] ||
 		die "$KTREE holds files and is not a git tree made by 'make import'; nothing was changed: move it away (or set KTREE or WORK elsewhere), then import again"
 fi
-if [[ -d $KTREE/.git ]] && ! half_done && [[ -n $(kgit status --porcelain --untracked-files=no) ]]; then
+if [[ -e $KTREE/.git ]] && ! half_done && [[ -n $(kgit status --porcelain --untracked-files=no) ]]; then
 	die "$KTREE has uncommitted changes, which the checkout of $tag would throw away; commit them (and 'make export') or 'git -C $KTREE stash', then import again"
 fi
-[[ ! -d $KTREE/.git ]] || ! half_done || say "$KTREE holds an import that did not finish; doing it again"
+[[ ! -e $KTREE/.git ]] || ! half_done || say "$KTREE holds an import that did not finish; doing it again"
 
 mkdir -p "$KTREE"
-[[ -d $KTREE/.git ]] || git init -q -b main "$KTREE"
+[[ -e $KTREE/.git ]] || git init -q -b main "$KTREE"
 kgit config core.autocrlf false
 kgit config gc.auto 0
 kgit config advice.detachedHead false

@@ -397,7 +397,7 @@ check_branch() {
 		die "BRANCH='$b': a branch name is letters, digits and . _ + -, starting with a letter or digit (no '..', no '.lock' at the end)"
 	[[ ! $b =~ ^[0-9a-fA-F]{4,40}$ ]] || die "BRANCH=$b: reads as an abbreviated commit id; give a name with a letter beyond f"
 	[[ ! $b =~ ^(b4|pagealloc-base|v[0-9]+)$ ]] || die "BRANCH=$b: make mail uses that name for refs of its own"
-	if [[ -d $KTREE/.git ]] && kgit show-ref -q --verify "refs/tags/$b"; then
+	if [[ -e $KTREE/.git ]] && kgit show-ref -q --verify "refs/tags/$b"; then
 		die "BRANCH=$b: $KTREE has a tag of that name; choose another"
 	fi
 	return 0
