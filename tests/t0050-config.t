@@ -34,6 +34,16 @@ ok "Debian's allocator-relevant options are all in the fragment" '
 	done
 '
 
+ok "the guest modules take pa_compat.h on kernels other than 6.1 only" '
+	printf "include %s\nall:\n\t@echo \"[\$(ccflags-y)]\"\n" "$T_TOP/qemu/modules/pa_compat/compat.mk" >mk &&
+	test "$(make -s -f mk src=m VERSION=6 PATCHLEVEL=1)" = "[]" &&
+	test "$(make -s -f mk src=m VERSION=6 PATCHLEVEL=12)" = "[-include m/../pa_compat/pa_compat.h]" &&
+	for d in "$T_TOP"/qemu/modules/pa_*/; do
+		grep -q "MAX_ORDER" "$d"*.c 2>/dev/null || continue
+		grep -qs "pa_compat/compat.mk" "$d"Kbuild "$d"Makefile || { echo "$d: no compat.mk"; exit 1; }
+	done
+'
+
 # Kconfig's answer needs the imported tree: import it here (nothing to do
 # when it is there) rather than skip on a new machine, where this file
 # runs before anything else imports.
