@@ -5,7 +5,8 @@
 # move a 6.1 series; BASE= names another base) in the kernel tree, one
 # commit each, with a three-way merge where the context moved.
 #   - Another line is a new series: it needs NEW_SERIES_DIR, which gets
-#     the result, and the series directory is left as it is.
+#     the result on branch $BRANCH-<line> (series-6.12), named in its
+#     file 'branch'; the series directory and $BRANCH are left as they are.
 #   - A patch whose change the new base already has (upstream took it, or
 #     Debian backported it; a three-way merge that comes out empty too)
 #     is reported "left out (already upstream)".  So is a patch whose
@@ -235,21 +236,27 @@ keep_work() {
 }
 
 finish() {
-	local tip base n name why label up dir=$SERIES_DIR
+	local tip base n name why label up dir=$SERIES_DIR branch=$BRANCH
 	tip=$(kgit rev-parse HEAD)
-	kgit update-ref "refs/heads/$BRANCH" "$tip"
-	# Back on the branch if the rebase started there (HEAD is at its tip).
-	[[ $(cat "$state/orig-head") != "$BRANCH" ]] || kgit checkout -q "$BRANCH"
 	base=$(cat "$state/onto-tag")
 	if [[ -s $state/new-dir ]]; then
 		# A new series directory starts as the series did (its comments,
-		# the files of every patch, left out or not) and its cover letter.
+		# the files of every patch, left out or not) and its cover letter,
+		# on a branch of its own, which its file 'branch' names: the old
+		# series keeps its branch.
 		dir=$(cat "$state/new-dir")
+		branch=$BRANCH-$(kernel_line "$base")
 		mkdir -p "$dir"
 		cp -R "$state/orig/." "$dir/"
 		[[ ! -d $SERIES_DIR/mail ]] || cp -R "$SERIES_DIR/mail" "$dir/"
+		echo "$branch" >"$dir/branch"
+		kgit update-ref "refs/heads/$branch" "$tip"
+	else
+		kgit update-ref "refs/heads/$BRANCH" "$tip"
+		# Back on the branch if the rebase started there (HEAD is at its tip).
+		[[ $(cat "$state/orig-head") != "$BRANCH" ]] || kgit checkout -q "$BRANCH"
 	fi
-	SERIES_DIR=$dir BASE=$base "$TOP/scripts/export.sh"
+	SERIES_DIR=$dir BASE=$base BRANCH=$branch "$TOP/scripts/export.sh"
 	# A patch left out keeps its files (export leaves them); series.txt
 	# says why it is no longer listed.
 	for why in upstream skipped; do
@@ -276,7 +283,7 @@ finish() {
 	[[ ! -s $state/upstream ]] || up="$(paste -sd' ' "$state/upstream") (already upstream)"
 	[[ ! -s $state/skipped ]] || up="$up${up:+ }$(paste -sd' ' "$state/skipped") (skipped)"
 	rm -rf "$state"
-	say "$BRANCH = $(short "$tip"): $n patches on $base${up:+; left out: $up}"
+	say "$branch = $(short "$tip"): $n patches on $base${up:+; left out: $up}"
 	if [[ $dir == "$SERIES_DIR" ]]; then
 		say "the series files are rewritten from it (git diff in $SERIES_DIR shows how); next: make check"
 	else

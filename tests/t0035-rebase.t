@@ -288,14 +288,15 @@ ok "a rebase onto another kernel line without NEW_SERIES_DIR is refused, and not
 
 ok "a rebase onto another kernel line writes the new series directory, with its own base file, and leaves the old one" '
 	setup && echo base/1.0-1 >series/base && mkdir -p series/mail && echo cover >series/mail/cover-letter.txt &&
-	import_line && cp -r series before &&
+	import_line && cp -r series before && old=$(git -C work/linux rev-parse series) &&
 	{ BASE=base/2.0-1_deb1u1 NEW_SERIES_DIR=next rebase.sh >/dev/null 2>&1 || true; } &&
 	sed -i "/^<<<<<<< /,/^=======/d; /^>>>>>>> /d" work/linux/mm/page_alloc.c &&
 	rebase.sh --continue >out 2>&1; cat out && diff -r before series &&
 	test "$(cat next/base)" = base/2.0-1_deb1u1 && printf "one\ntwo\nthree\n" | diff - <(grep -v "^#" next/series.txt) &&
 	cmp series/mail/cover-letter.txt next/mail/cover-letter.txt &&
-	t=$(git -C work/linux rev-parse "series^{tree}") && git -C work/linux branch -D -q series &&
-	SERIES_DIR=$PWD/next replay.sh 2>/dev/null && test "$(git -C work/linux rev-parse "series^{tree}")" = "$t" &&
+	test "$(git -C work/linux rev-parse series)" = "$old" && test "$(cat next/branch)" = series-2.0 &&
+	t=$(git -C work/linux rev-parse "series-2.0^{tree}") && git -C work/linux branch -D -q series-2.0 &&
+	SERIES_DIR=$PWD/next replay.sh 2>/dev/null && test "$(git -C work/linux rev-parse "series-2.0^{tree}")" = "$t" &&
 	mkdir -p full && echo x >full/x && BASE=base/1.0-1 NEW_SERIES_DIR=full must_fail rebase.sh &&
 	must_say "NEW_SERIES_DIR=full: .*not empty"
 '
