@@ -123,10 +123,14 @@ ok "make deps installs the source and configs of the series' kernel line" '
 	: >apt.log && SERIES_DIR=$PWD/nowhere deps.sh 2>/dev/null && must_say " linux-source-6.1 linux-config-6.1 " apt.log
 '
 
-ok "a worktree of the kernel tree (a second line's) is a tree an import made, not someone's files" '
+ok "a worktree of the kernel tree (a second line's) is a tree an import made, and imports there leave the main tree alone" '
 	make_tarball && fixture_env && import.sh 2>/dev/null &&
 	git -C work/linux worktree add -q --detach "$PWD/work/linux-2" base/1.0-1 &&
-	KTREE=$PWD/work/linux-2 import.sh 2>out && must_say "already imported in .*linux-2" out
+	KTREE=$PWD/work/linux-2 import.sh 2>out && must_say "already imported in .*linux-2" out &&
+	h=$(git -C work/linux rev-parse HEAD) && make_tarball 1.0-2 && fixture_env 1.0-2 &&
+	KTREE=$PWD/work/linux-2 import.sh 2>/dev/null &&
+	test "$(git -C work/linux-2 describe --tags)" = base/1.0-2 && test "$(git -C work/linux rev-parse HEAD)" = "$h" &&
+	git -C work/linux rev-parse -q --verify base/1.0-2
 '
 
 done_testing
