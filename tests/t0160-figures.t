@@ -12,7 +12,7 @@ ok "a small measurement of every commit, for the figures" "test $? -eq 0"
 # A copy of the series files, so that the repository's are not touched.
 export SERIES_DIR=$T_SCRATCH/series
 mkdir -p "$SERIES_DIR"
-cp -r "$T_TOP/series.txt" "$T_TOP/commit-msgs" "$T_TOP/patches" "$SERIES_DIR/"
+cp -r "$T_TOP/series.txt" "$T_TOP/base" "$T_TOP/commit-msgs" "$T_TOP/patches" "$SERIES_DIR/"
 pname=$(series_names | tail -n1)
 msg=$SERIES_DIR/commit-msgs/$pname
 export pname msg
