@@ -124,7 +124,10 @@ for c in $(kgit rev-list --reverse "$base..$tip"); do
 	fi
 	# Each patch keeps its author (commit-tree would take the sender's
 	# from lib.sh): b4 then puts a From: line in the body of the mail.
-	mtip=$(kgit log -1 --format=%B "$c" | git interpret-trailers --where start "${trailers[@]}" |
+	# An Upstream-commit: trailer is for make rebase, not for the list
+	# (the changelog says in words where mainline made the change).
+	mtip=$(kgit log -1 --format=%B "$c" | sed '/^Upstream-commit: /d' |
+		git interpret-trailers --where start "${trailers[@]}" |
 		GIT_AUTHOR_NAME=$(kgit log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(kgit log -1 --format=%ae "$c") \
 			GIT_AUTHOR_DATE=$(kgit log -1 --format=%aI "$c") kgit commit-tree "$c^{tree}" -p "$mtip")
 done
