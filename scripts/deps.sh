@@ -3,7 +3,8 @@
 set -euo pipefail
 
 # The Debian source and configs of the series' kernel line (the first
-# line of its base file, base/6.1 or base/6.12.118-1_deb12u1), 6.1 without one.
+# line of its base file, base/6.1 or base/6.12.118-1_deb12u1), 6.1 without
+# one; read here with sed, as lib.sh needs the git this script installs.
 base=${SERIES_DIR:-$(dirname "$0")/..}/base
 line=$(sed -n '1s|^base/\([0-9]*[.][0-9]*\).*|\1|p' "$base" 2>/dev/null || true)
 line=${line:-6.1}

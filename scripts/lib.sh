@@ -124,6 +124,15 @@ base_tag() {
 # its own, so it holds one base tag.
 branch_base() { kgit tag -l 'base/*' --merged "$1" --sort=-version:refname | head -n1; }
 
+# The upstream commit a changelog FILE names in a trailer,
+# 'Upstream-commit: <12 or more hex digits> ("subject")', as it is written
+# (<id> ("subject")); nothing if none.  The series' 'Upstream:' paragraphs,
+# which say where mainline stands, are prose, not this trailer.
+upstream_commit() {
+	{ git interpret-trailers --parse <"$1" 2>/dev/null || true; } |
+		sed -nE 's/^Upstream-commit: ([0-9a-f]{12,40} \(".*"\))$/\1/p' | head -n1
+}
+
 # The check kernel's config fragments for COMMIT, one path a line:
 # qemu/config/*.config, then those of the commit's kernel line in
 # qemu/config/<major.minor>/, where a later kernel names the same options

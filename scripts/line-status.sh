@@ -19,8 +19,8 @@ while read -r name; do
 	if listed "$other" "$name"; then
 		s=carried
 	elif [[ -f $other/dropped/$name.msg ]]; then
-		up=$(sed -nE 's/^Upstream-commit: ([0-9a-f]{12,40}) .*/\1/p' "$other/dropped/$name.msg" | head -n1)
-		s="upstream${up:+, $up}"
+		up=$(upstream_commit "$other/dropped/$name.msg")
+		s="upstream${up:+, ${up%% *}}"
 	else
 		s="not carried yet"
 	fi

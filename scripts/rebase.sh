@@ -106,14 +106,8 @@ commit_patch() {
 		die "patch $1/$total '$name' could not be committed (see above); fix the cause, then 'make rebase CONTINUE=1'"
 }
 
-# The upstream commit patch NAME's message names in a trailer,
-# 'Upstream-commit: <12 or more hex digits> ("subject")', as it is written
-# (<id> ("subject")); nothing if none.  The series' 'Upstream:' paragraphs,
-# which say where mainline stands, are prose, not this trailer.
-upstream_of() {
-	{ git interpret-trailers --parse <"$SERIES_DIR/commit-msgs/$1" 2>/dev/null || true; } |
-		sed -nE 's/^Upstream-commit: ([0-9a-f]{12,40} \(".*"\))$/\1/p' | head -n1
-}
+# The upstream commit patch NAME's message names (upstream_commit, lib.sh).
+upstream_of() { upstream_commit "$SERIES_DIR/commit-msgs/$1"; }
 
 # Patch I is left out: the new base has its change already.
 left_out_upstream() {
