@@ -21,9 +21,8 @@ MATRIX_SCOPE=${MATRIX_SCOPE:-series}
 rev=${1:?usage: matrix.sh REV}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
 base=$(kgit rev-parse "$(base_tag)^{commit}")
-version=$(base_tag)
-version=${version#base/}
-mm=$(cut -d. -f1,2 <<<"$version")
+version=$(debian_version "$(base_tag)")
+mm=$(kernel_line "$(base_tag)")
 # Debian's configs of every flavour, for exactly the imported version.
 CONFIG_DIR=${DEBIAN_CONFIG_DIR:-/usr/src/linux-config-$mm}
 have=${DEBIAN_CONFIG_VERSION:-$(dpkg-query -W -f='${Version}' "linux-config-$mm" 2>/dev/null || true)}

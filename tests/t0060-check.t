@@ -144,6 +144,15 @@ ok "Debian configs of another version than the source are refused, naming both" 
 	must_say "configs of 1.0-1.*linux-config-.* here is .0.9-1."
 '
 
+ok "a base tag written with _ for ~ takes the configs of the version with ~" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	git -C work/linux tag base/1.0-1_deb1u1 base/1.0-1 &&
+	BASE=base/1.0-1_deb1u1 DEBIAN_CONFIG_VERSION=1.0-1~deb1u1 CHECK_MATRIX=1 check.sh >out 2>&1 &&
+	must_say "mm: one .* 2/2 .*pass" out &&
+	BASE=base/1.0-1_deb1u1 DEBIAN_CONFIG_VERSION=1.0-1_deb1u1 must_fail matrix.sh base/1.0-1_deb1u1 &&
+	must_say "configs of 1.0-1~deb1u1.*here is .1.0-1_deb1u1."
+'
+
 ok "a commit that does not build fails, naming the file and first error" '
 	setup && patch_from broken "mm: broken" "s/return 1;/return 1/" &&
 	must_fail check.sh && must_say "mm: broken .*failed.*build: .*mm/page_alloc.c:[0-9]+:[0-9]+: error"
