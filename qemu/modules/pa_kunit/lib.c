@@ -210,6 +210,43 @@ void pa_block_kind_desc(const struct pa_block_kind *kind, char *desc)
 }
 
 /*
+ * The orders a case runs at when the path it checks takes one: order 0,
+ * the largest order the pcp lists keep below pageblock_order, and the
+ * smallest they do not, which goes to and comes from the buddy lists.
+ * Ascending, so that the pcp orders come first.
+ */
+static const unsigned int pa_orders[] = {
+	0, PAGE_ALLOC_COSTLY_ORDER, PAGE_ALLOC_COSTLY_ORDER + 1,
+};
+
+/* "order N", named in every failure report of the case as well. */
+static void pa_order_desc(const unsigned int *order, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "order %u", *order);
+}
+
+KUNIT_ARRAY_PARAM(pa_order, pa_orders, pa_order_desc);
+
+/* The generator of a case that holds at every order, for suites.c. */
+const void *pa_order_params(const void *prev, char *desc)
+{
+	return pa_order_gen_params(prev, desc);
+}
+
+/*
+ * The same orders up to PAGE_ALLOC_COSTLY_ORDER, for a case whose
+ * assertion holds only there: the pcp lists keep these orders, and the
+ * allocator reclaims and retries for them where a costly request gives
+ * up.
+ */
+const void *pa_low_order_params(const void *prev, char *desc)
+{
+	const unsigned int *order = pa_order_gen_params(prev, desc);
+
+	return order && *order <= PAGE_ALLOC_COSTLY_ORDER ? order : NULL;
+}
+
+/*
  * Allocate @order pages of migratetype @mt from @zone without sleeping.
  * The result may come from another zone of the node if @zone is short;
  * callers check page_zone().

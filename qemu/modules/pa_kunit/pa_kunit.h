@@ -164,6 +164,12 @@ static inline int pa_pageblock_mt(struct page *page)
 	return (READ_ONCE(*word) >> shift) & MIGRATETYPE_MASK;
 }
 
+/* The order of a case run by pa_order_params() or pa_low_order_params(). */
+static inline unsigned int pa_param_order(struct kunit *test)
+{
+	return *(const unsigned int *)test->param_value;
+}
+
 /* The per-cpu page list of an order and migratetype, as in order_to_pindex(). */
 static inline int pa_pindex(unsigned int order, int mt)
 {
@@ -187,6 +193,8 @@ unsigned long pa_node_free(int nid, int highidx);
 gfp_t pa_zone_gfp(int zid);
 const char *pa_mt_name(int mt);
 void pa_block_kind_desc(const struct pa_block_kind *kind, char *desc);
+const void *pa_order_params(const void *prev, char *desc);
+const void *pa_low_order_params(const void *prev, char *desc);
 struct page *pa_alloc_atomic(struct zone *zone, unsigned int order, int mt);
 struct zone *pa_local_zone(void);
 void pa_assert_below_limit(struct kunit *test, struct page *page, unsigned int order, int highidx);

@@ -54,32 +54,33 @@ void pagealloc_order_too_large_nowarn_is_silent(struct kunit *test)
 
 /* ---- 03: the node asked for ------------------------------------------ */
 
+/*
+ * The node is chosen before the order counts, but the block comes from
+ * the pcp lists or, past the orders they keep, from the buddy lists:
+ * the cases of the node asked for run at orders of both.
+ */
 void pagealloc_thisnode_allocates_on_requested_node(struct kunit *test)
 {
-	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER,
-					       PAGE_ALLOC_COSTLY_ORDER + 1 };
+	unsigned int order = pa_param_order(test);
 	struct pa_pages *pp = pa_pages_new(test, false);
-	int nid, i, j;
+	int nid, j;
 
 	for_each_node_state(nid, N_MEMORY) {
-		for (i = 0; i < ARRAY_SIZE(orders); i++) {
-			for (j = 0; j < 8; j++) {
-				struct page *page;
+		for (j = 0; j < 8; j++) {
+			struct page *page;
 
-				page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE,
-							  orders[i]);
-				KUNIT_ASSERT_NOT_NULL_MSG(test, page, "node %d order %u",
-							  nid, orders[i]);
-				pa_pages_add(pp, page, orders[i]);
-				KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
-						    "order %u request for node %d", orders[i], nid);
-			}
+			page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE, order);
+			KUNIT_ASSERT_NOT_NULL_MSG(test, page, "node %d order %u", nid, order);
+			pa_pages_add(pp, page, order);
+			KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
+					    "order %u request for node %d", order, nid);
 		}
 	}
 }
 
 void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
 {
+	unsigned int order = pa_param_order(test);
 	struct pa_pages *pp = pa_pages_new(test, false);
 	int nid, i, tested = 0;
 
@@ -88,12 +89,13 @@ void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
 			continue;
 		tested++;
 		for (i = 0; i < 8; i++) {
-			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY, 0);
+			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY, order);
 
-			KUNIT_ASSERT_NOT_NULL(test, page);
-			pa_pages_add(pp, page, 0);
+			KUNIT_ASSERT_NOT_NULL_MSG(test, page, "order %u on node %d", order, nid);
+			pa_pages_add(pp, page, order);
 			KUNIT_ASSERT_EQ_MSG(test, page_to_nid(page), nid,
-					    "request preferring node %d, which has room", nid);
+					    "order %u request preferring node %d, which has room",
+					    order, nid);
 		}
 	}
 	if (!tested)
@@ -101,6 +103,7 @@ void pagealloc_preferred_node_is_used_when_it_has_room(struct kunit *test)
 }
 
 struct pa_local_result {
+	unsigned int order;
 	int expected_nid;
 	int node_nid;
 	int policy_nid;
@@ -117,15 +120,15 @@ static long pa_alloc_on_local_node(void *arg)
 	res->node_nid = NUMA_NO_NODE;
 	res->policy_nid = NUMA_NO_NODE;
 
-	page = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY, 0);
+	page = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY, res->order);
 	if (page) {
 		res->node_nid = page_to_nid(page);
-		__free_pages(page, 0);
+		__free_pages(page, res->order);
 	}
-	page = alloc_pages(PA_GFP_TRY, 0);
+	page = alloc_pages(PA_GFP_TRY, res->order);
 	if (page) {
 		res->policy_nid = page_to_nid(page);
-		__free_pages(page, 0);
+		__free_pages(page, res->order);
 	}
 	res->nid_after = numa_mem_id();
 	return 0;
@@ -133,7 +136,7 @@ static long pa_alloc_on_local_node(void *arg)
 
 void pagealloc_no_node_allocates_on_local_node(struct kunit *test)
 {
-	struct pa_local_result res;
+	struct pa_local_result res = { .order = pa_param_order(test) };
 	int cpu, tested = 0;
 
 	for_each_online_cpu(cpu) {
@@ -146,8 +149,10 @@ void pagealloc_no_node_allocates_on_local_node(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, res.expected_nid, res.nid_after);
 		KUNIT_ASSERT_EQ(test, res.expected_nid, nid);
 		KUNIT_ASSERT_EQ_MSG(test, res.node_nid, nid,
-				    "alloc_pages_node(NUMA_NO_NODE) on CPU %d", cpu);
-		KUNIT_ASSERT_EQ_MSG(test, res.policy_nid, nid, "alloc_pages() on CPU %d", cpu);
+				    "order %u alloc_pages_node(NUMA_NO_NODE) on CPU %d",
+				    res.order, cpu);
+		KUNIT_ASSERT_EQ_MSG(test, res.policy_nid, nid, "order %u alloc_pages() on CPU %d",
+				    res.order, cpu);
 	}
 	if (!tested)
 		kunit_skip(test, "no CPU whose node has free memory to spare");
@@ -274,8 +279,10 @@ void pagealloc_dma_zones_respect_physical_limits(struct kunit *test)
  * (wakeup_kswapd(), even when the node is balanced and kswapd sleeps
  * on).  The fast path raises it for no one: its own kswapd wake-up, for a
  * boosted watermark, asks for order 0.  kswapd resets the order to 0 when
- * it takes it; so does this case, whose order PAGE_ALLOC_COSTLY_ORDER
- * requests then show whether they took the slow path.
+ * it takes it; so does this case, whose requests above order 0 then show
+ * whether they took the slow path.  At order 0 only the reclaim and
+ * compaction counters can tell, and a zone with room gives the slow path
+ * no cause to count them: that order checks where the pages come from.
  */
 static void pa_kswapd_order_clear(pg_data_t *pgdat)
 {
@@ -289,6 +296,7 @@ static int pa_kswapd_order(pg_data_t *pgdat)
 
 void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 {
+	unsigned int order = pa_param_order(test);
 	struct pa_pages *pp = pa_pages_new(test, false);
 	unsigned long before = 0, after = 0;
 	struct page *pages[8] = { NULL };
@@ -304,8 +312,7 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 		before = pa_slow_path_events();
 		pa_kswapd_order_clear(zone->zone_pgdat);
 		for (i = 0; i < ARRAY_SIZE(pages); i++)
-			pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY,
-						    i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
+			pages[i] = alloc_pages_node(NUMA_NO_NODE, PA_GFP_TRY, order);
 		order_hint = pa_kswapd_order(zone->zone_pgdat);
 		after = pa_slow_path_events();
 	}
@@ -315,26 +322,33 @@ void pagealloc_fast_path_serves_without_reclaim(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
 		if (pages[i])
-			pa_pages_add(pp, pages[i], i & 1 ? PAGE_ALLOC_COSTLY_ORDER : 0);
-	KUNIT_ASSERT_EQ(test, pp->nr_blocks, (unsigned long)ARRAY_SIZE(pages));
-	KUNIT_ASSERT_EQ_MSG(test, after, before, "reclaim or compaction with %s above watermarks",
+			pa_pages_add(pp, pages[i], order);
+	KUNIT_ASSERT_EQ_MSG(test, pp->nr_blocks, (unsigned long)ARRAY_SIZE(pages),
+			    "order %u blocks", order);
+	KUNIT_ASSERT_EQ_MSG(test, after, before,
+			    "order %u: reclaim or compaction with %s above watermarks", order,
 			    zone->name);
-	KUNIT_ASSERT_EQ_MSG(test, order_hint, 0, "slow path entered with %s above watermarks",
+	KUNIT_ASSERT_EQ_MSG(test, order_hint, 0,
+			    "order %u: slow path entered with %s above watermarks", order,
 			    zone->name);
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
 		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(pages[i]), zone,
-					"request %d not served from the local %s", i, zone->name);
+					"order %u request %d not served from the local %s", order,
+					i, zone->name);
 }
 
 /*
- * Fill ZONE_DMA (small, so cheap to fill) with order-0 requests that may
- * reclaim.  Once the zone is below its watermarks the fast path gives up
- * and the slow path runs; a request it cannot serve from the free lists
- * goes on to direct reclaim before failing, which counts an allocstall.
+ * Fill ZONE_DMA (small, so cheap to fill) with requests of one order
+ * that may reclaim.  Once the zone is below its watermarks the fast path
+ * gives up and the slow path runs; a request it cannot serve from the
+ * free lists goes on to direct reclaim before failing, which counts an
+ * allocstall.  Only up to PAGE_ALLOC_COSTLY_ORDER: a costly
+ * __GFP_NORETRY request may give up after compaction without reclaiming.
  */
 void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
 {
 	const gfp_t gfp = PA_GFP_TRY | __GFP_DMA;
+	unsigned int order = pa_param_order(test);
 	struct pa_pages *pp = pa_pages_new(test, false);
 	unsigned long stalls, limit, n;
 	struct zone *dma = NULL;
@@ -354,31 +368,34 @@ void pagealloc_slow_path_entered_under_pressure(struct kunit *test)
 	stalls = pa_alloc_stalls();
 	limit = zone_managed_pages(dma) + 4096;
 	for (n = 0; n < limit; n++) {
-		struct page *page = __alloc_pages_node(zone_to_nid(dma), gfp, 0);
+		struct page *page = __alloc_pages_node(zone_to_nid(dma), gfp, order);
 
 		if (!page) {
 			refused = true;
 			break;
 		}
-		pa_pages_add(pp, page, 0);
-		KUNIT_ASSERT_PTR_EQ(test, page_zone(page), dma);
-		pa_assert_below_limit(test, page, 0, ZONE_DMA);
+		pa_pages_add(pp, page, order);
+		KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), dma, "order %u", order);
+		pa_assert_below_limit(test, page, order, ZONE_DMA);
 		cond_resched();
 	}
 	stalls = pa_alloc_stalls() - stalls;
-	pr_info("pa_kunit: %lu pages filled ZONE_DMA, then %lu reclaim stalls\n",
-		pp->nr_pages, stalls);
+	pr_info("pa_kunit: %lu pages in order-%u blocks filled ZONE_DMA, then %lu reclaim stalls\n",
+		pp->nr_pages, order, stalls);
 
-	KUNIT_ASSERT_TRUE_MSG(test, refused, "ZONE_DMA never ran out");
-	KUNIT_ASSERT_GT_MSG(test, stalls, 0UL, "the failing request never tried direct reclaim");
+	KUNIT_ASSERT_TRUE_MSG(test, refused, "ZONE_DMA never ran out of order %u", order);
+	KUNIT_ASSERT_GT_MSG(test, stalls, 0UL,
+			    "order %u: the failing request never tried direct reclaim", order);
 	pa_pages_free(pp);
 	pa_assert_free_restored(test, free_before);
 }
 
 /* ---- 09: NUMA statistics --------------------------------------------- */
 
+/* Counted once a request, whatever its order, on the pcp and buddy paths alike. */
 void pagealloc_thisnode_charges_numa_hit(struct kunit *test)
 {
+	unsigned int order = pa_param_order(test);
 	const unsigned long nr = 32;
 	int nid;
 
@@ -392,18 +409,20 @@ void pagealloc_thisnode_charges_numa_hit(struct kunit *test)
 		hit = pa_node_numa(nid, NUMA_HIT);
 		where = pa_node_numa(nid, locality);
 		for (i = 0; i < nr; i++) {
-			struct page *page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE, 0);
+			struct page *page;
 
+			page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE, order);
 			if (page)
-				pa_pages_add(pp, page, 0);
+				pa_pages_add(pp, page, order);
 		}
 		hit = pa_node_numa(nid, NUMA_HIT) - hit;
 		where = pa_node_numa(nid, locality) - where;
 		migrate_enable();
 
-		KUNIT_ASSERT_EQ(test, pp->nr_blocks, nr);
-		KUNIT_ASSERT_GE_MSG(test, hit, nr, "numa_hit of node %d", nid);
-		KUNIT_ASSERT_GE_MSG(test, where, nr, "%s of node %d",
+		KUNIT_ASSERT_EQ_MSG(test, pp->nr_blocks, nr, "order %u blocks on node %d", order,
+				    nid);
+		KUNIT_ASSERT_GE_MSG(test, hit, nr, "order %u: numa_hit of node %d", order, nid);
+		KUNIT_ASSERT_GE_MSG(test, where, nr, "order %u: %s of node %d", order,
 				    locality == NUMA_LOCAL ? "local_node" : "other_node", nid);
 	}
 }

@@ -12,14 +12,14 @@
 /*
  * Fresh pages of each migratetype, from the buddy lists rather than
  * whatever the pcp lists held: the pcp lists are emptied first, so the
- * order-0 requests are served by a new batch, and the order
- * PAGE_ALLOC_COSTLY_ORDER + 1 requests bypass the pcp lists.
+ * requests of an order they keep are served by a new batch, and those
+ * of a larger order bypass them.
  */
 void pagealloc_requests_served_from_matching_pageblocks(struct kunit *test)
 {
 	static const int mts[] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE };
-	static const unsigned int orders[] = { 0, PAGE_ALLOC_COSTLY_ORDER + 1 };
-	int i, j, k;
+	unsigned int order = pa_param_order(test);
+	int i, k;
 
 	for (i = 0; i < ARRAY_SIZE(mts); i++) {
 		struct pa_pages *held = pa_pages_new(test, false);
@@ -30,19 +30,18 @@ void pagealloc_requests_served_from_matching_pageblocks(struct kunit *test)
 		preempt_disable();
 		zone = pa_local_zone();
 		pa_pcp_empty(zone, held);
-		for (j = 0; j < ARRAY_SIZE(orders); j++) {
-			for (k = 0; k < 16; k++) {
-				page = pa_alloc_atomic(zone, orders[j], mts[i]);
-				if (page)
-					pa_pages_add(got, page, orders[j]);
-			}
+		for (k = 0; k < 16; k++) {
+			page = pa_alloc_atomic(zone, order, mts[i]);
+			if (page)
+				pa_pages_add(got, page, order);
 		}
 		preempt_enable();
 
-		KUNIT_ASSERT_EQ(test, got->nr_blocks, 16UL * ARRAY_SIZE(orders));
+		KUNIT_ASSERT_EQ_MSG(test, got->nr_blocks, 16UL, "order %u %s blocks", order,
+				    pa_mt_name(mts[i]));
 		list_for_each_entry(page, &got->list, lru) {
-			KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), zone, "%s request",
-						pa_mt_name(mts[i]));
+			KUNIT_ASSERT_PTR_EQ_MSG(test, page_zone(page), zone, "order %u %s request",
+						order, pa_mt_name(mts[i]));
 			KUNIT_ASSERT_EQ_MSG(test, pa_pageblock_mt(page), mts[i],
 					    "%s request of order %lu got pfn %#lx",
 					    pa_mt_name(mts[i]), page_private(page),
@@ -52,11 +51,13 @@ void pagealloc_requests_served_from_matching_pageblocks(struct kunit *test)
 }
 
 /*
- * Free a page and ask for one of another migratetype, then for one of
- * the pageblock's migratetype: the freed page must only come back for
+ * Free a block and ask for one of another migratetype, then for one of
+ * the pageblock's migratetype: the freed block must only come back for
  * the latter, since it went to the pcp list of its pageblock's type.
+ * Only at the orders the pcp lists keep: past them the block goes to the
+ * buddy lists, where it may merge with its buddy or go to the tail.
  */
-static void pa_check_free_by_pageblock(struct kunit *test, int mt)
+static void pa_check_free_by_pageblock(struct kunit *test, unsigned int order, int mt)
 {
 	struct pa_pages *held = pa_pages_new(test, false);
 	struct page *a, *x = NULL, *y = NULL;
@@ -67,38 +68,41 @@ static void pa_check_free_by_pageblock(struct kunit *test, int mt)
 	preempt_disable();
 	zone = pa_local_zone();
 	pa_pcp_settle(zone, held);
-	a = pa_alloc_atomic(zone, 0, mt);
+	a = pa_alloc_atomic(zone, order, mt);
 	if (a) {
 		blk = pa_pageblock_mt(a);
 		usable = page_zone(a) == zone && blk < MIGRATE_PCPTYPES &&
-			 pa_pcp_keeps_freed(zone, 0, blk);
+			 pa_pcp_keeps_freed(zone, order, blk);
 	}
 	if (usable) {
 		other = blk == MIGRATE_MOVABLE ? MIGRATE_UNMOVABLE : MIGRATE_MOVABLE;
-		__free_pages(a, 0);
-		x = pa_alloc_atomic(zone, 0, other);
-		y = pa_alloc_atomic(zone, 0, blk);
+		__free_pages(a, order);
+		x = pa_alloc_atomic(zone, order, other);
+		y = pa_alloc_atomic(zone, order, blk);
 	}
 	preempt_enable();
 
 	if (!usable && a)
-		pa_pages_add(held, a, 0);
+		pa_pages_add(held, a, order);
 	if (x)
-		pa_pages_add(held, x, 0);
+		pa_pages_add(held, x, order);
 	if (y && y != x)
-		pa_pages_add(held, y, 0);
-	KUNIT_ASSERT_TRUE_MSG(test, usable, "no usable %s page (pageblock type %d) in %s",
-			      pa_mt_name(mt), blk, zone->name);
-	KUNIT_ASSERT_PTR_NE_MSG(test, x, a, "page of a %s pageblock went to a %s request",
+		pa_pages_add(held, y, order);
+	KUNIT_ASSERT_TRUE_MSG(test, usable, "no usable order-%u %s block (pageblock type %d) in %s",
+			      order, pa_mt_name(mt), blk, zone->name);
+	KUNIT_ASSERT_PTR_NE_MSG(test, x, a,
+				"order %u: page of a %s pageblock went to a %s request", order,
 				pa_mt_name(blk), pa_mt_name(other));
-	KUNIT_ASSERT_PTR_EQ_MSG(test, y, a, "page of a %s pageblock not reused",
-				pa_mt_name(blk));
+	KUNIT_ASSERT_PTR_EQ_MSG(test, y, a, "order %u: page of a %s pageblock not reused",
+				order, pa_mt_name(blk));
 }
 
 void pagealloc_freed_page_returns_to_pageblock_migratetype(struct kunit *test)
 {
-	pa_check_free_by_pageblock(test, MIGRATE_MOVABLE);
-	pa_check_free_by_pageblock(test, MIGRATE_UNMOVABLE);
+	unsigned int order = pa_param_order(test);
+
+	pa_check_free_by_pageblock(test, order, MIGRATE_MOVABLE);
+	pa_check_free_by_pageblock(test, order, MIGRATE_UNMOVABLE);
 }
 
 /* ---- 20: hot pages on the pcp lists ---------------------------------- */
@@ -178,9 +182,13 @@ void pagealloc_pcp_reuses_hot_pageblock_order_page(struct kunit *test)
 
 /* ---- 16: __GFP_THISNODE ---------------------------------------------- */
 
-/* __GFP_THISNODE on a node without any zone for the request fails. */
+/*
+ * __GFP_THISNODE on a node without any zone for the request fails, on
+ * the pcp path and on the buddy path alike.
+ */
 void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test)
 {
+	unsigned int order = pa_param_order(test);
 	struct pa_pages *pp = pa_pages_new(test, false);
 	int nid, tested = 0;
 
@@ -190,17 +198,19 @@ void pagealloc_thisnode_fails_without_eligible_zone(struct kunit *test)
 		if (pa_top_zone(nid, ZONE_DMA))
 			continue;
 		tested++;
-		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | __GFP_DMA, 0);
+		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_THISNODE | __GFP_DMA, order);
 		if (page)
-			pa_pages_add(pp, page, 0);
-		KUNIT_ASSERT_NULL_MSG(test, page, "__GFP_DMA|__GFP_THISNODE on node %d", nid);
+			pa_pages_add(pp, page, order);
+		KUNIT_ASSERT_NULL_MSG(test, page, "order %u __GFP_DMA|__GFP_THISNODE on node %d",
+				      order, nid);
 
 		/* Without __GFP_THISNODE the zonelist leads to another node's DMA zone. */
-		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_DMA, 0);
-		KUNIT_ASSERT_NOT_NULL(test, page);
-		pa_pages_add(pp, page, 0);
-		KUNIT_ASSERT_NE(test, page_to_nid(page), nid);
-		KUNIT_ASSERT_EQ(test, (int)page_zonenum(page), ZONE_DMA);
+		page = __alloc_pages_node(nid, PA_GFP_TRY | __GFP_DMA, order);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, page, "order %u __GFP_DMA from node %d", order,
+					  nid);
+		pa_pages_add(pp, page, order);
+		KUNIT_ASSERT_NE_MSG(test, page_to_nid(page), nid, "order %u", order);
+		KUNIT_ASSERT_EQ_MSG(test, (int)page_zonenum(page), ZONE_DMA, "order %u", order);
 	}
 	if (!tested)
 		kunit_skip(test, "every node with memory has a DMA zone");

@@ -35,11 +35,14 @@ static int pa_node_of(struct page *page)
  * dirty limit (spread_dirty_pages).  With the node's dirty count flooded,
  * a __GFP_WRITE allocation that prefers it goes elsewhere, which shows
  * the limit is exceeded; an allocation without __GFP_WRITE made on a
- * stack full of ones must still be served there.
+ * stack full of ones must still be served there.  The context is the
+ * same at every order, but the zone loop that reads it serves the pcp
+ * orders and larger ones by different paths.
  */
 void pagealloc_series_only_page_cache_writes_spread_dirty_pages(struct kunit *test)
 {
 	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
+	unsigned int order = pa_param_order(test);
 	struct pa_pages *held = pa_pages_new(test, false);
 	struct page *write, *plain;
 	int nid = numa_node_id();
@@ -48,18 +51,21 @@ void pagealloc_series_only_page_cache_writes_spread_dirty_pages(struct kunit *te
 		kunit_skip(test, "needs a second node and room on node %d", nid);
 
 	mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, PA_DIRTY_FLOOD);
-	write = alloc_pages_node(nid, gfp | __GFP_WRITE, 0);
+	write = alloc_pages_node(nid, gfp | __GFP_WRITE, order);
 	pa_soil_stack();
-	plain = alloc_pages_node(nid, gfp, 0);
+	plain = alloc_pages_node(nid, gfp, order);
 	mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, -PA_DIRTY_FLOOD);
 	if (write)
-		pa_pages_add(held, write, 0);
+		pa_pages_add(held, write, order);
 	if (plain)
-		pa_pages_add(held, plain, 0);
+		pa_pages_add(held, plain, order);
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, write, "no page for a __GFP_WRITE request");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, write, "no block for an order %u __GFP_WRITE request",
+				  order);
 	KUNIT_ASSERT_NE_MSG(test, pa_node_of(write), nid,
-			    "a __GFP_WRITE request stayed on node %d over its dirty limit", nid);
+			    "order %u: a __GFP_WRITE request stayed on node %d over its dirty limit",
+			    order, nid);
 	KUNIT_ASSERT_EQ_MSG(test, pa_node_of(plain), nid,
-			    "a request without __GFP_WRITE left node %d for its dirty pages", nid);
+			    "order %u: a request without __GFP_WRITE left node %d for its dirty pages",
+			    order, nid);
 }

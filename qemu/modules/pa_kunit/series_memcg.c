@@ -43,11 +43,13 @@ struct pa_free_kind {
 
 /*
  * Each function that free_pages_prepare() is inlined into: the pcp free
- * of one page and of a list, and the buddy free of an order the pcp
- * lists do not keep.
+ * of one page, of a block of the largest order the pcp lists keep below
+ * pageblock_order, and of a list (which holds order-0 pages only), and
+ * the buddy free of an order the pcp lists do not keep.
  */
 static const struct pa_free_kind pa_free_kinds[] = {
-	{ 0, false }, { 0, true }, { PAGE_ALLOC_COSTLY_ORDER + 1, false },
+	{ 0, false }, { PAGE_ALLOC_COSTLY_ORDER, false }, { 0, true },
+	{ PAGE_ALLOC_COSTLY_ORDER + 1, false },
 };
 
 static void pa_free_kind_desc(const struct pa_free_kind *kind, char *desc)

@@ -423,9 +423,12 @@ void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kun
  * Neither may touch the list, and each must leave the preempt count as
  * it found it, on that path and on the ordinary one (the pcp-lock
  * candidate takes the lock without spin_trylock()'s own preempt round
- * trip, so both paths must balance the pin by themselves).
+ * trip, so both paths must balance the pin by themselves).  The orders
+ * the pcp lists keep all take the trylock; a larger one never does, and
+ * must not start to.
  */
 struct pa_locked {
+	unsigned int order;
 	struct zone *zone;
 	bool got_plain;		/* the allocation with the lock free succeeded */
 	bool got;		/* the allocation under the held lock succeeded */
@@ -435,19 +438,19 @@ struct pa_locked {
 };
 
 /*
- * Allocate and free one order-0 page of @zone: the change of the preempt
- * count, which is then given back, so that the CPU runs on after a path
- * that broke it.
+ * Allocate and free one block of @order from @zone: the change of the
+ * preempt count, which is then given back, so that the CPU runs on after
+ * a path that broke it.
  */
-static int pa_pair_preempt_moved(struct zone *zone, bool *got)
+static int pa_pair_preempt_moved(struct zone *zone, unsigned int order, bool *got)
 {
 	int depth = preempt_count();
-	struct page *page = pa_alloc_atomic(zone, 0, MIGRATE_UNMOVABLE);
+	struct page *page = pa_alloc_atomic(zone, order, MIGRATE_UNMOVABLE);
 	int moved, n;
 
 	*got = page;
 	if (page)
-		__free_page(page);
+		__free_pages(page, order);
 	moved = preempt_count() - depth;
 	for (n = moved; n > 0; n--)
 		preempt_enable();
@@ -467,11 +470,11 @@ static int pa_locked_fn(void *arg)
 		return 0;
 	pcp = this_cpu_ptr(l->zone->per_cpu_pageset);
 
-	l->plain_moved = pa_pair_preempt_moved(l->zone, &l->got_plain);
+	l->plain_moved = pa_pair_preempt_moved(l->zone, l->order, &l->got_plain);
 
 	spin_lock(&pcp->lock);
 	count = pcp->count;
-	l->locked_moved = pa_pair_preempt_moved(l->zone, &l->got);
+	l->locked_moved = pa_pair_preempt_moved(l->zone, l->order, &l->got);
 	l->count_moved = pcp->count - count;
 	spin_unlock(&pcp->lock);
 	return 0;
@@ -479,7 +482,7 @@ static int pa_locked_fn(void *arg)
 
 void pagealloc_series_pcp_locked_goes_round_the_list(struct kunit *test)
 {
-	struct pa_locked l = { };
+	struct pa_locked l = { .order = pa_param_order(test) };
 	bool ok;
 
 	/*
@@ -493,6 +496,7 @@ void pagealloc_series_pcp_locked_goes_round_the_list(struct kunit *test)
 		kunit_skip(test, "no zone has free memory to spare");
 	ok = l.got && l.got_plain && !l.count_moved && !l.locked_moved && !l.plain_moved;
 	KUNIT_EXPECT_TRUE_MSG(test, ok,
-			      "pcp locked: got %d, count %+d, preempt %+d; unlocked: got %d, preempt %+d",
-			      l.got, l.count_moved, l.locked_moved, l.got_plain, l.plain_moved);
+			      "order %u: pcp locked: got %d, count %+d, preempt %+d; unlocked: got %d, preempt %+d",
+			      l.order, l.got, l.count_moved, l.locked_moved, l.got_plain,
+			      l.plain_moved);
 }

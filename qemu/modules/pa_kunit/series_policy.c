@@ -19,15 +19,15 @@ struct pa_policy_nids {
 	int bh;		/* GFP_ATOMIC with bottom halves disabled */
 };
 
-static int pa_alloc_nid(gfp_t gfp)
+static int pa_alloc_nid(gfp_t gfp, unsigned int order)
 {
-	struct page *page = alloc_pages(gfp, 0);
+	struct page *page = alloc_pages(gfp, order);
 	int nid;
 
 	if (!page)
 		return NUMA_NO_NODE;
 	nid = page_to_nid(page);
-	__free_pages(page, 0);
+	__free_pages(page, order);
 	return nid;
 }
 
@@ -43,14 +43,15 @@ static struct mempolicy *pa_set_task_policy(struct mempolicy *pol)
 	return old;
 }
 
-static void pa_alloc_under_policy(struct mempolicy *pol, struct pa_policy_nids *r)
+static void pa_alloc_under_policy(struct mempolicy *pol, unsigned int order,
+				  struct pa_policy_nids *r)
 {
 	struct mempolicy *old = pa_set_task_policy(pol);
 
-	r->plain = pa_alloc_nid(GFP_KERNEL);
-	r->thisnode = pa_alloc_nid(GFP_KERNEL | __GFP_THISNODE);
+	r->plain = pa_alloc_nid(GFP_KERNEL, order);
+	r->thisnode = pa_alloc_nid(GFP_KERNEL | __GFP_THISNODE, order);
 	local_bh_disable();
-	r->bh = pa_alloc_nid(GFP_ATOMIC);
+	r->bh = pa_alloc_nid(GFP_ATOMIC, order);
 	local_bh_enable();
 	pa_set_task_policy(old);
 }
@@ -69,8 +70,11 @@ static int pa_other_node(int local)
 	return other;
 }
 
-/* Allocate under a task policy of MODE over the other node (none: local). */
-static void pa_alloc_under_mode(struct kunit *test, unsigned short mode,
+/*
+ * Allocate blocks of ORDER under a task policy of MODE over the other
+ * node (none: local).
+ */
+static void pa_alloc_under_mode(struct kunit *test, unsigned short mode, unsigned int order,
 				struct pa_policy_nids *r, int *local, int *other)
 {
 	struct mempolicy pol = {
@@ -88,28 +92,39 @@ static void pa_alloc_under_mode(struct kunit *test, unsigned short mode,
 	}
 	if (mode != MPOL_LOCAL)
 		node_set(*other, pol.nodes);
-	pa_alloc_under_policy(&pol, r);
+	pa_alloc_under_policy(&pol, order, r);
 	migrate_enable();
 }
 
+/*
+ * alloc_pages() hands the order on to whichever allocation it picks: a
+ * block the pcp lists keep and one they do not must each go where the
+ * policy says.
+ */
 void pagealloc_series_task_policy_still_steers_alloc_pages(struct kunit *test)
 {
+	unsigned int order = pa_param_order(test);
 	struct pa_policy_nids r;
 	int local, other;
 
-	pa_alloc_under_mode(test, MPOL_PREFERRED, &r, &local, &other);
+	pa_alloc_under_mode(test, MPOL_PREFERRED, order, &r, &local, &other);
 	KUNIT_EXPECT_EQ_MSG(test, r.plain, other,
-			    "alloc_pages() under a policy preferring node %d", other);
+			    "order %u alloc_pages() under a policy preferring node %d", order,
+			    other);
 	KUNIT_EXPECT_EQ_MSG(test, r.thisnode, local,
-			    "alloc_pages(__GFP_THISNODE) must ignore the task policy");
+			    "order %u alloc_pages(__GFP_THISNODE) must ignore the task policy",
+			    order);
 	KUNIT_EXPECT_EQ_MSG(test, r.bh, local,
-			    "alloc_pages() in interrupt context must ignore the task policy");
+			    "order %u alloc_pages() in interrupt context must ignore the task policy",
+			    order);
 }
 
 /*
  * The other modes a task policy can have, each over the other node only
  * (MPOL_LOCAL over none): each sends alloc_pages() where it says, and
- * none reaches __GFP_THISNODE or interrupt context.
+ * none reaches __GFP_THISNODE or interrupt context.  Order 0 only: KUnit
+ * parameters have one dimension, and the mode only picks the node that
+ * the order is handed on with, as the case above checks at every order.
  */
 static const unsigned short pa_policy_modes[] = {
 	MPOL_BIND, MPOL_INTERLEAVE, MPOL_PREFERRED_MANY, MPOL_LOCAL,
@@ -133,7 +148,7 @@ void pagealloc_series_task_policy_modes_steer_alloc_pages(struct kunit *test)
 	struct pa_policy_nids r;
 	int local, other, want;
 
-	pa_alloc_under_mode(test, *mode, &r, &local, &other);
+	pa_alloc_under_mode(test, *mode, 0, &r, &local, &other);
 	want = *mode == MPOL_LOCAL ? local : other;
 	KUNIT_EXPECT_EQ_MSG(test, r.plain, want, "alloc_pages() under policy mode %u", *mode);
 	KUNIT_EXPECT_EQ_MSG(test, r.thisnode, local,
