@@ -2,7 +2,8 @@
 /*
  * The guest modules are written against Debian's 6.1.  On 6.12 their
  * builds include this header before anything else (compat.mk), and it
- * gives them the 6.1 names of what was renamed since.
+ * gives them the 6.1 names of what was renamed since, and flags (PA_*)
+ * for what behaves otherwise there.
  */
 #ifndef PA_COMPAT_H
 #define PA_COMPAT_H
@@ -25,12 +26,19 @@
 #endif
 
 /*
- * 6.1's pcp->free_factor (raised by trims, so that a high-order free
- * drains every list) is gone: 6.12 counts frees since the last
- * allocation in free_count and drains at most batch << 5 pages.  Named
- * here so that the modules build; the cases that read it expect 6.1's
- * drain and fail on 6.12 until they are given its own.
+ * Since 6.7 pcp->high moves between pcp->high_min and pcp->high_max as
+ * the lists are used, an order-0 refill scales the batch by
+ * pcp->alloc_factor, and 6.1's pcp->free_factor is gone: a high-order
+ * free drains up to batch << CONFIG_PCP_BATCH_SCALE_MAX pages once
+ * pcp->free_count and PCPF_PREV_FREE_HIGH_ORDER say frees run in a row.
+ * The pcp helpers of pa_kunit (lib_series.c) follow this flag.
  */
-#define free_factor free_count
+#define PA_PCP_HIGH_TUNED 1
+
+/*
+ * Since 6.11 __alloc_pages_slowpath() warns of a __GFP_NOFAIL request
+ * that cannot reclaim directly.
+ */
+#define PA_NOFAIL_RECLAIMS 1
 
 #endif /* PA_COMPAT_H */

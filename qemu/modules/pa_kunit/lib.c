@@ -448,8 +448,9 @@ void pa_pcp_empty(struct zone *zone, struct pa_pages *held)
 
 /*
  * Empty the lists, then allocate a few order-0 pages: every pcp
- * allocation halves pcp->free_factor, which must be zero for a freed
- * page of order 1..PAGE_ALLOC_COSTLY_ORDER to stay on the list.
+ * allocation halves pcp->free_factor (6.1) or pcp->free_count (6.7 on),
+ * which must be low for a freed page of order 1..PAGE_ALLOC_COSTLY_ORDER
+ * to stay on the list (pa_pcp_drain_armed()).
  */
 void pa_pcp_settle(struct zone *zone, struct pa_pages *held)
 {
@@ -476,10 +477,9 @@ bool pa_pcp_keeps_freed(struct zone *zone, unsigned int order, int mt)
 	int high = READ_ONCE(pcp->high);
 	int batch = READ_ONCE(pcp->batch);
 	int count = READ_ONCE(pcp->count);
-	int factor = READ_ONCE(pcp->free_factor);
 	int nr = 1 << order;
 
-	if (order && factor)
+	if (order && pa_pcp_drain_armed(pcp))
 		return false;
 	if (test_bit(ZONE_RECLAIM_ACTIVE, &zone->flags))
 		high = min(batch << 2, high);

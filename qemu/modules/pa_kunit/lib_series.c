@@ -17,8 +17,10 @@
  * spins with interrupts off, and the case itself runs with interrupts
  * off, so no one else allocates, frees or folds a vmstat delta
  * meanwhile, and zone_page_state_snapshot() is exact.  They only make
- * requests that neither sleep nor reclaim, and the pcp cases take them
- * from a zone with plenty of free memory.
+ * requests that neither sleep nor reclaim there, and the pcp cases take
+ * them from a zone with plenty of free memory.  (The slow-path case's
+ * __GFP_NOFAIL requests, which must be able to reclaim, come right after,
+ * from ZONE_DMA, which nobody else asks for.)
  */
 
 static int pa_kv_init(struct kunit_resource *res, void *context)
@@ -46,6 +48,91 @@ int pa_overflow_pages(struct per_cpu_pages *pcp)
 {
 	return READ_ONCE(pcp->high) + 2 * READ_ONCE(pcp->batch);
 }
+
+#ifdef PA_PCP_HIGH_TUNED
+struct pa_pcp_pin {
+	struct zone *zone;
+	int *high_min, *high_max;	/* per CPU, as they were */
+};
+
+static void pa_pcp_unpin_high(void *arg)
+{
+	struct pa_pcp_pin *pin = arg;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct per_cpu_pages *pcp = per_cpu_ptr(pin->zone->per_cpu_pageset, cpu);
+
+		WRITE_ONCE(pcp->high_min, pin->high_min[cpu]);
+		WRITE_ONCE(pcp->high_max, pin->high_max[cpu]);
+	}
+}
+
+/*
+ * Freeze every CPU's pcp->high of @zone until the case ends: pcp->high
+ * grows by a batch whenever a free finds the list full, up to
+ * pcp->high_max, so a run of frees may never overflow it.  With
+ * high_min == high_max, nr_pcp_high() returns pcp->high as 6.1 did.  The
+ * value is at most batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1), so that a
+ * high-order free that drains (at most batch << CONFIG_PCP_BATCH_SCALE_MAX
+ * pages) empties a list that was full.
+ */
+void pa_pcp_pin_high(struct kunit *test, struct zone *zone)
+{
+	struct pa_pcp_pin *pin = kunit_kzalloc(test, sizeof(*pin), GFP_KERNEL);
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, pin);
+	pin->zone = zone;
+	pin->high_min = kunit_kcalloc(test, nr_cpu_ids, sizeof(int), GFP_KERNEL);
+	pin->high_max = kunit_kcalloc(test, nr_cpu_ids, sizeof(int), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pin->high_min);
+	KUNIT_ASSERT_NOT_NULL(test, pin->high_max);
+	for_each_possible_cpu(cpu) {
+		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
+		int batch = READ_ONCE(pcp->batch);
+		int high = min(READ_ONCE(pcp->high), batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1));
+
+		pin->high_min[cpu] = READ_ONCE(pcp->high_min);
+		pin->high_max[cpu] = READ_ONCE(pcp->high_max);
+		WRITE_ONCE(pcp->high_min, high);
+		WRITE_ONCE(pcp->high_max, high);
+		WRITE_ONCE(pcp->high, high);
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pa_pcp_unpin_high, pin), 0);
+}
+
+/*
+ * An order-0 refill takes pcp->batch << pcp->alloc_factor pages, and each
+ * refill that no free follows doubles it: start from one batch.
+ */
+void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
+{
+	pcp->alloc_factor = 0;
+}
+
+/* The next high-order free drains: frees ran in a row, the last of a high order. */
+bool pa_pcp_drain_armed(struct per_cpu_pages *pcp)
+{
+	return pcp->free_count >= pcp->batch && (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER);
+}
+#else
+/* 6.1's pcp->high stays where the zone's setup put it. */
+void pa_pcp_pin_high(struct kunit *test, struct zone *zone)
+{
+}
+
+/* 6.1's refill always takes one batch. */
+void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
+{
+}
+
+/* 6.1: a trim raises pcp->free_factor; a high-order free then drains all. */
+bool pa_pcp_drain_armed(struct per_cpu_pages *pcp)
+{
+	return pcp->free_factor > 0;
+}
+#endif
 
 /* NR_FREE_PAGES of @zone with every CPU's unfolded delta. */
 long pa_zone_free(struct zone *zone)

@@ -112,6 +112,16 @@ extern unsigned int exhaust_seconds;
 /* Bound on the blocks one pcp refill takes: a batch, scaled to the order. */
 #define PA_REFILL_MAX		1024
 
+/*
+ * 1 where pcp->high tunes itself and refills scale (6.7 on, pa_compat.h),
+ * 0 on 6.1: the pcp cases' expectations differ there.
+ */
+#ifdef PA_PCP_HIGH_TUNED
+#define PA_PCP_TUNED		1
+#else
+#define PA_PCP_TUNED		0
+#endif
+
 /* Bound on the order-0 pages freed in a row to overflow pcp->high. */
 #define PA_DRAIN_MAX		65536
 
@@ -215,6 +225,9 @@ unsigned int pa_warnings_seen(void);
 /* lib_series.c */
 void *pa_kvzalloc(struct kunit *test, size_t bytes);
 int pa_overflow_pages(struct per_cpu_pages *pcp);
+void pa_pcp_pin_high(struct kunit *test, struct zone *zone);
+void pa_pcp_unscale_refill(struct per_cpu_pages *pcp);
+bool pa_pcp_drain_armed(struct per_cpu_pages *pcp);
 long pa_zone_free(struct zone *zone);
 long pa_zone_free_total(struct zone *zone);
 long pa_free_count_off(struct zone *zone);

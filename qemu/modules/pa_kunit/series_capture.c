@@ -127,6 +127,8 @@ void pagealloc_series_captured_drain_page_keeps_free_count_exact(struct kunit *t
 	c.zone = pa_roomy_zone(1);
 	if (!c.zone)
 		kunit_skip(test, "no zone has free memory to spare");
+	/* The helper's frees must trim, not raise a self-tuning pcp->high. */
+	pa_pcp_pin_high(test, c.zone);
 	c.nr = pa_overflow_pages(raw_cpu_ptr(c.zone->per_cpu_pageset));
 	KUNIT_ASSERT_LE_MSG(test, c.nr, PA_DRAIN_MAX, "pcp->high of %s", c.zone->name);
 	c.pages = pa_kvzalloc(test, c.nr * sizeof(*c.pages));

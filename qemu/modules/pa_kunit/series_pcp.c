@@ -6,6 +6,12 @@
  * NR_FREE_PAGES exact across trims and drains, drains into an isolated
  * pageblock included.  With the pcp lock held, an allocation and a free
  * go round the list and leave the preempt count as they found it.
+ *
+ * Where pcp->high tunes itself (6.7 on, PA_PCP_TUNED), an order-0 refill
+ * that follows a refill with no free between takes twice the batch, a
+ * run of frees overflows the list only once pcp->high is pinned, and a
+ * high-order free drains only after another high-order free: the cases
+ * expect that kernel's behaviour there, 6.1's on 6.1.
  */
 
 #include "pa_kunit.h"
@@ -29,6 +35,7 @@ struct pa_refill {
 	long count_left;		/* pcp count change over the whole refill */
 	bool emptied;			/* the list was empty afterwards */
 	long free_drop_again, count_rise_again;	/* the next refill */
+	int growth;			/* its size in batches */
 	unsigned long bad;		/* blocks misplaced, free or not cleared */
 };
 
@@ -58,7 +65,8 @@ static struct page *pa_refill_take(struct pa_refill *r)
  * buddy lists, hands out its first block and leaves the rest on the
  * list, from which the next requests are served in list order without
  * touching the buddy lists, until the list is empty and the next
- * request refills it again.
+ * request refills it again: with one batch again on 6.1, with two at
+ * order 0 where refills scale (the first refill starts unscaled).
  */
 static int pa_refill_fn(void *arg)
 {
@@ -90,6 +98,8 @@ static int pa_refill_fn(void *arg)
 	if (r->blocks > PA_REFILL_MAX)
 		return 0;
 
+	pa_pcp_unscale_refill(pcp);
+	r->growth = PA_PCP_TUNED && !r->order ? 2 : 1;
 	free = pa_zone_free(r->zone);
 	count = pcp->count;
 	if (!pa_refill_take(r))
@@ -153,8 +163,9 @@ static void pa_check_refill(struct kunit *test, struct page **next, unsigned int
 			    order);
 	KUNIT_ASSERT_EQ_MSG(test, r.count_left, 0L, "order %u: pcp count", order);
 	KUNIT_ASSERT_TRUE_MSG(test, r.emptied, "order %u: list not empty", order);
-	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_again, pages, "order %u second refill", order);
-	KUNIT_ASSERT_EQ_MSG(test, r.count_rise_again, pages - (1L << order),
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_again, r.growth * pages,
+			    "order %u second refill, %d batches", order, r.growth);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_rise_again, r.growth * pages - (1L << order),
 			    "order %u second refill: pcp count", order);
 	KUNIT_ASSERT_EQ_MSG(test, r.bad, 0UL, "order %u: blocks misplaced, free or dirty",
 			    order);
@@ -201,7 +212,7 @@ struct pa_drain {
 	long start, end;		/* free pages of the zone, buddy plus pcp */
 	unsigned long drift;		/* frees that changed that by other than 1 */
 	unsigned long trims, trimmed;	/* pcp trims while freeing, pages they moved */
-	int factor;			/* pcp->free_factor before the order-1 free */
+	bool armed;			/* the order-1 free was to drain */
 	long pcp_before, pcp_after;	/* this CPU's pcp count around it */
 	long free_rise;			/* NR_FREE_PAGES change it caused */
 	unsigned long not_buddy;	/* freed pages not free in the buddy lists */
@@ -216,19 +227,19 @@ struct pa_drain {
  * freeing the order-1 block next drains every list of this CPU for the
  * zone in one free_pcppages_bulk() call, which must raise NR_FREE_PAGES
  * by exactly what the lists held and leave every page in the buddy.
+ * Where pcp->high tunes itself, the case pins it (the frees would raise
+ * it instead of trimming), and one more order-1 block freed after the
+ * order-0 pages arms the drain: a high-order free drains only when the
+ * free before it was of a high order too.
  */
 static int pa_drain_fn(void *arg)
 {
 	struct pa_drain *d = arg;
-	struct per_cpu_pages *pcp;
-	struct page *block;
+	struct per_cpu_pages *pcp = this_cpu_ptr(d->zone->per_cpu_pageset);
+	struct page *block, *arm = NULL;
 	long total, free;
 	int i, n;
 
-	d->zone = pa_roomy_zone(1);
-	if (!d->zone)
-		return 0;
-	pcp = this_cpu_ptr(d->zone->per_cpu_pageset);
 	d->high = pcp->high;
 	d->batch = pcp->batch;
 	d->nr = pa_overflow_pages(pcp);
@@ -238,12 +249,15 @@ static int pa_drain_fn(void *arg)
 
 	d->start = pa_zone_free_total(d->zone);
 	block = pa_alloc_atomic(d->zone, 1, MIGRATE_UNMOVABLE);
+	if (PA_PCP_TUNED)
+		arm = pa_alloc_atomic(d->zone, 1, MIGRATE_UNMOVABLE);
 	for (n = 0; n < d->nr; n++) {
 		d->pages[n] = pa_alloc_atomic(d->zone, 0, MIGRATE_UNMOVABLE);
 		if (!d->pages[n] || page_zone(d->pages[n]) != d->zone)
 			break;
 	}
-	if (!block || page_zone(block) != d->zone || n < d->nr) {
+	if (!block || page_zone(block) != d->zone || n < d->nr ||
+	    (PA_PCP_TUNED && (!arm || page_zone(arm) != d->zone))) {
 		d->failed = true;
 		if (n < d->nr && d->pages[n])
 			n++;
@@ -251,6 +265,8 @@ static int pa_drain_fn(void *arg)
 			__free_pages(d->pages[i], 0);
 		if (block)
 			__free_pages(block, 1);
+		if (arm)
+			__free_pages(arm, 1);
 		return 0;
 	}
 
@@ -269,7 +285,9 @@ static int pa_drain_fn(void *arg)
 		}
 	}
 
-	d->factor = pcp->free_factor;
+	if (arm)
+		__free_pages(arm, 1);
+	d->armed = pa_pcp_drain_armed(pcp);
 	d->pcp_before = pcp->count;
 	free = pa_zone_free(d->zone);
 	__free_pages(block, 1);
@@ -279,6 +297,8 @@ static int pa_drain_fn(void *arg)
 	for (i = 0; i < d->nr; i++)
 		d->not_buddy += !is_free_buddy_page(d->pages[i]);
 	d->not_buddy += !is_free_buddy_page(block);
+	if (arm)
+		d->not_buddy += !is_free_buddy_page(arm);
 	d->end = pa_zone_free_total(d->zone);
 	return 0;
 }
@@ -286,9 +306,11 @@ static int pa_drain_fn(void *arg)
 static void pa_run_drain(struct kunit *test, struct pa_drain *d)
 {
 	d->pages = pa_kvzalloc(test, PA_DRAIN_MAX * sizeof(*d->pages));
-	KUNIT_ASSERT_EQ(test, stop_machine(pa_drain_fn, d, NULL), 0);
+	d->zone = pa_roomy_zone(1);
 	if (!d->zone)
 		kunit_skip(test, "no zone has free memory to spare");
+	pa_pcp_pin_high(test, d->zone);
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_drain_fn, d, NULL), 0);
 	if (d->too_many)
 		kunit_skip(test, "pcp->high %d of %s is too large", d->high, d->zone->name);
 	pr_info("pa_kunit: %s: %s high %d batch %d: %lu trims freed %lu pages, then %ld drained\n",
@@ -314,7 +336,7 @@ void pagealloc_series_pcp_drain_frees_exactly_the_list(struct kunit *test)
 	struct pa_drain d = { };
 
 	pa_run_drain(test, &d);
-	KUNIT_ASSERT_GT_MSG(test, d.factor, 0, "pcp->free_factor after %lu trims", d.trims);
+	KUNIT_ASSERT_TRUE_MSG(test, d.armed, "no drain due after %lu trims", d.trims);
 	KUNIT_ASSERT_EQ_MSG(test, d.pcp_after, 0L, "pcp count after the drain (was %ld)",
 			    d.pcp_before);
 	KUNIT_ASSERT_EQ_MSG(test, d.free_rise, d.pcp_before + 2,
