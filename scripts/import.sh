@@ -55,6 +55,17 @@ fi
 [[ ! -e $KTREE/.git ]] || ! half_done || say "$KTREE holds an import that did not finish; doing it again"
 
 mkdir -p "$KTREE"
+# A second kernel line's tree beside the main one ($WORK/linux-6.12 beside
+# $WORK/linux) is made a worktree of it: one object store, one set of base
+# tags.  The marker goes in first, so that an import cut short from here
+# on is redone.
+if [[ ! -e $KTREE/.git && $KTREE != "$KTREE_MAIN" && -d $KTREE_MAIN/.git ]] &&
+	git -C "$KTREE_MAIN" rev-parse -q --verify HEAD >/dev/null; then
+	say "making $KTREE a worktree of $KTREE_MAIN"
+	git -C "$KTREE_MAIN" worktree add -q --no-checkout --detach "$KTREE" HEAD
+	marker=$(kgit rev-parse --absolute-git-dir)/pagealloc-import
+	echo "$tag" >"$marker"
+fi
 [[ -e $KTREE/.git ]] || git init -q -b main "$KTREE"
 kgit config core.autocrlf false
 kgit config gc.auto 0

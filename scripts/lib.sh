@@ -5,7 +5,6 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
-KTREE=${KTREE:-$WORK/linux}
 # Two kernels per commit, two jobs.  The check kernel (allnoconfig plus
 # qemu/config/*.config) is small and carries the test options; the bench
 # kernel (Debian's own config plus qemu/bench.config) runs the allocator
@@ -19,6 +18,8 @@ bench) RESULTS=${RESULTS:-$WORK/results-bench} ;;
 *) printf '%s: error: KFLAVOR=%s: neither check nor bench\n' "$(basename "$0")" "$KFLAVOR" >&2; exit 1 ;;
 esac
 SERIES_DIR=${SERIES_DIR:-$TOP}
+# The main kernel tree (KTREE's default is set below, from the series).
+KTREE_MAIN=$WORK/linux
 # The kernel's own tests the check kernels carry and run (the intree step).
 INTREE_LIST=${INTREE_LIST:-$TOP/qemu/intree-tests.txt}
 # Kernel builds are serialised machine-wide: two at once on two cores only
@@ -379,6 +380,17 @@ with_msg_author() {
 series_line=$(series_base_line) || exit 1
 series_line=$(kernel_line "$series_line")
 SOURCE_PKG=${SOURCE_PKG:-linux-source-${series_line:-6.1}}
+# The kernel tree: $WORK/linux for the kernel line of the repository's own
+# series, $WORK/linux-<line> for a series on another line (series-6.12/),
+# which make import makes a worktree of the first.  One tree per line, so
+# that checking one line out never rewrites the other's files, whose
+# mtimes its builds go by.
+if [[ -z ${KTREE:-} ]]; then
+	KTREE=$KTREE_MAIN
+	own_line=$(SERIES_DIR=$TOP series_base_line) || exit 1
+	own_line=$(kernel_line "$own_line")
+	[[ -z $series_line || $series_line == "$own_line" ]] || KTREE=$WORK/linux-$series_line
+fi
 TARBALL=${TARBALL:-/usr/src/$SOURCE_PKG.tar.xz}
 # The series' branch in the kernel tree: the one the series directory's
 # file 'branch' names, else series.  The 6.12 series names series-6.12,

@@ -133,4 +133,25 @@ ok "a worktree of the kernel tree (a second line's) is a tree an import made, an
 	git -C work/linux rev-parse -q --verify base/1.0-2
 '
 
+ok "a series on another kernel line gets a worktree of its own, made by its import, even one cut short" '
+	make_tarball && fixture_env && import.sh 2>/dev/null && h=$(git -C work/linux rev-parse HEAD) &&
+	mkdir -p other && echo base/2.0 >other/base && make_tarball 2.0-1 && fixture_env 2.0-1 && unset KTREE &&
+	{ PATH=$PWD/bin:$PATH; mkdir bin; printf "#!/bin/sh\nkill -INT \$PPID; exit 1\n" >bin/tar; chmod +x bin/tar; } &&
+	! (SERIES_DIR=$PWD/other import.sh) 2>/dev/null; rm -rf bin &&
+	test -f work/linux-2.0/.git && ! git -C work/linux rev-parse -q --verify base/2.0-1 &&
+	SERIES_DIR=$PWD/other import.sh 2>out && must_say "did not finish" out &&
+	test "$(git -C work/linux-2.0 describe --tags)" = base/2.0-1 && test -f work/linux-2.0/mm/page_alloc.c &&
+	test "$(git -C work/linux rev-parse HEAD)" = "$h" && git -C work/linux rev-parse -q --verify base/2.0-1 &&
+	rm -rf work/linux work/linux-2.0 && SERIES_DIR=$PWD/other import.sh 2>/dev/null &&
+	test -d work/linux-2.0/.git && test ! -e work/linux
+'
+
+ok "a series on the repository's own kernel line, or with no base file, works in the main tree" '
+	fixture_env && unset KTREE && mkdir -p own && echo base/6.1 >own/base &&
+	test "$(SERIES_DIR=$PWD/own bash -c ". $T_TOP/scripts/lib.sh; echo \$KTREE")" = "$WORK/linux" &&
+	test "$(SERIES_DIR=$PWD/none bash -c ". $T_TOP/scripts/lib.sh; echo \$KTREE")" = "$WORK/linux" &&
+	echo base/6.12 >own/base &&
+	test "$(SERIES_DIR=$PWD/own bash -c ". $T_TOP/scripts/lib.sh; echo \$KTREE")" = "$WORK/linux-6.12"
+'
+
 done_testing

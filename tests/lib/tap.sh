@@ -83,7 +83,11 @@ make_tarball() {
 fixture_env() {
 	export WORK=$PWD/work TARBALL=$PWD/linux-source-6.1.tar.xz SOURCE_VERSION=${1:-1.0-1}
 	export SERIES_DIR=$PWD/series
-	unset KTREE RESULTS BASE
+	unset RESULTS BASE
+	# The fixture's lines (1.0, 2.0) are not the repository's (6.1), which
+	# would give each its own tree (lib.sh): one tree for all of them, as a
+	# user's KTREE would.  t0020 tests the tree of each line.
+	export KTREE=$WORK/linux
 	# The fixture tree has no selftests: the kernel's own tests are none.
 	export INTREE_LIST=$PWD/intree-tests.txt
 	printf '# none in the fixture tree\n' >"$INTREE_LIST"
