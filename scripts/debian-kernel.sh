@@ -12,7 +12,7 @@ deb=$("$TOP/scripts/fetch-debian.sh") || die "Debian's binary kernel could not b
 version=$(jq -r .version "$deb/package.json")
 release=$(jq -r .release "$deb/package.json")
 out=$RESULTS/debian-$version
-key=$( { cat "$deb/package.json" "$0" "$TOP/qemu/guest/init"; find "$TOP/qemu/modules/pa_bench" -type f -print0 |
+key=$( { cat "$deb/package.json" "$0" "$TOP/qemu/guest/init"; find "$TOP/qemu/modules/pa_bench" "$TOP/qemu/modules/pa_compat" -type f -print0 |
 	sort -z | xargs -0 cat; } | sha1sum | cut -c1-16)
 if [[ -f $out/build.key && $(cat "$out/build.key") == "$key" ]]; then
 	echo "$out"
@@ -26,10 +26,12 @@ rm -rf "$tmp"
 mkdir -p "$tmp/modules"
 start=$SECONDS
 cp -L "$deb/vmlinuz" "$tmp/bzImage"
-mb=$WORK/modbuild/debian-pa_bench
-rm -rf "$mb"
-mkdir -p "$mb"
-cp -r "$TOP/qemu/modules/pa_bench/." "$mb/"
+# pa_bench's Kbuild includes ../pa_compat/compat.mk: both, side by side.
+mods=$WORK/modbuild/debian-$version
+mb=$mods/pa_bench
+rm -rf "$mods" "$WORK/modbuild/debian-pa_bench"
+mkdir -p "$mods"
+cp -r "$TOP/qemu/modules/pa_bench" "$TOP/qemu/modules/pa_compat" "$mods/"
 say "building pa_bench against linux-headers-$release"
 make -C "$deb/headers" M="$mb" modules >"$tmp/build.log" 2>&1 ||
 	die "pa_bench does not build against Debian's headers: $(grep -m1 -E 'error' "$tmp/build.log" || tail -n1 "$tmp/build.log")"
