@@ -47,7 +47,8 @@ say "reading Debian's symbols from a booted guest (/proc/kallsyms, nokaslr)"
 d=$("$TOP/scripts/boot.sh" --mode deterministic --run kallsyms --append nokaslr --out "$tmp/boot-kallsyms" "$tmp") ||
 	die "Debian's kernel did not boot to read its symbols: $(jq -r .reason "$tmp/boot-kallsyms/verdict.json" 2>/dev/null)"
 sed -n '/^PA-KALLSYMS-BEGIN/,/^PA-KALLSYMS-END/{/^PA-/d;p}' "$d/results.txt" | awk 'NF == 3' >"$tmp/System.map"
-grep -q ' T __alloc_pages$' "$tmp/System.map" || die "no __alloc_pages in the kallsyms of $d"
+# (__alloc_pages_noprof since 6.10, for memory allocation profiling.)
+grep -qE ' T __alloc_pages(_noprof)?$' "$tmp/System.map" || die "no __alloc_pages in the kallsyms of $d"
 rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT

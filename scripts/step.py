@@ -48,9 +48,14 @@ else:
 
 
 def run_to(name, ignore):
-    if name not in by_name:
+    # 6.10 gave the allocation entry points a _noprof name for memory
+    # allocation profiling (alloc_pages() calls alloc_pages_noprof()).
+    entry = name
+    if entry not in by_name and entry + "_noprof" in by_name:
+        entry += "_noprof"
+    if entry not in by_name:
         raise SystemExit("step: %s is not in System.map" % name)
-    bp = gdb.Breakpoint("*%#x" % by_name[name], internal=True)
+    bp = gdb.Breakpoint("*%#x" % by_name[entry], internal=True)
     # STEP_COND_<function>: a gdb condition on the entry registers, such as
     # "$rsi < 128", to step only calls of one kind.
     cond = os.environ.get("STEP_COND_" + name)
