@@ -36,7 +36,7 @@
 #define PA_PCP_HIGH_TUNED 1
 
 /*
- * Since 6.11 __alloc_pages_slowpath() warns of a __GFP_NOFAIL request
+ * Since 6.12 __alloc_pages_slowpath() warns of a __GFP_NOFAIL request
  * that cannot reclaim directly.
  */
 #define PA_NOFAIL_RECLAIMS 1

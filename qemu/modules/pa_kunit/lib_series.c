@@ -50,21 +50,23 @@ int pa_overflow_pages(struct per_cpu_pages *pcp)
 }
 
 #ifdef PA_PCP_HIGH_TUNED
-struct pa_pcp_pin {
-	struct zone *zone;
-	int *high_min, *high_max;	/* per CPU, as they were */
-};
-
+/*
+ * Every CPU's pcp of @zone back to the zone's own high_min and high_max,
+ * as zone_pcp_update() would set them now (not as they were: an update
+ * meanwhile would otherwise be undone).
+ */
 static void pa_pcp_unpin_high(void *arg)
 {
-	struct pa_pcp_pin *pin = arg;
+	struct zone *zone = arg;
+	int high_min = READ_ONCE(zone->pageset_high_min);
+	int high_max = READ_ONCE(zone->pageset_high_max);
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct per_cpu_pages *pcp = per_cpu_ptr(pin->zone->per_cpu_pageset, cpu);
+		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
 
-		WRITE_ONCE(pcp->high_min, pin->high_min[cpu]);
-		WRITE_ONCE(pcp->high_max, pin->high_max[cpu]);
+		WRITE_ONCE(pcp->high_min, high_min);
+		WRITE_ONCE(pcp->high_max, high_max);
 	}
 }
 
@@ -72,34 +74,29 @@ static void pa_pcp_unpin_high(void *arg)
  * Freeze every CPU's pcp->high of @zone until the case ends: pcp->high
  * grows by a batch whenever a free finds the list full, up to
  * pcp->high_max, so a run of frees may never overflow it.  With
- * high_min == high_max, nr_pcp_high() returns pcp->high as 6.1 did.  The
- * value is at most batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1), so that a
- * high-order free that drains (at most batch << CONFIG_PCP_BATCH_SCALE_MAX
- * pages) empties a list that was full.
+ * high_min == high_max, nr_pcp_high() returns pcp->high as 6.1 did.  One
+ * value for every CPU (a helper task may free on either), at least four
+ * batches (a pcp never used has pcp->high 0) and at most
+ * batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1), so that a high-order free
+ * that drains (at most batch << CONFIG_PCP_BATCH_SCALE_MAX pages)
+ * empties a list that was full.
  */
 void pa_pcp_pin_high(struct kunit *test, struct zone *zone)
 {
-	struct pa_pcp_pin *pin = kunit_kzalloc(test, sizeof(*pin), GFP_KERNEL);
+	int batch = READ_ONCE(zone->pageset_batch);
+	int high = clamp(READ_ONCE(zone->pageset_high_min), batch << 2,
+			 batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1));
 	int cpu;
 
-	KUNIT_ASSERT_NOT_NULL(test, pin);
-	pin->zone = zone;
-	pin->high_min = kunit_kcalloc(test, nr_cpu_ids, sizeof(int), GFP_KERNEL);
-	pin->high_max = kunit_kcalloc(test, nr_cpu_ids, sizeof(int), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pin->high_min);
-	KUNIT_ASSERT_NOT_NULL(test, pin->high_max);
+	BUILD_BUG_ON(CONFIG_PCP_BATCH_SCALE_MAX < 3);
 	for_each_possible_cpu(cpu) {
 		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
-		int batch = READ_ONCE(pcp->batch);
-		int high = min(READ_ONCE(pcp->high), batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1));
 
-		pin->high_min[cpu] = READ_ONCE(pcp->high_min);
-		pin->high_max[cpu] = READ_ONCE(pcp->high_max);
 		WRITE_ONCE(pcp->high_min, high);
 		WRITE_ONCE(pcp->high_max, high);
 		WRITE_ONCE(pcp->high, high);
 	}
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pa_pcp_unpin_high, pin), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pa_pcp_unpin_high, zone), 0);
 }
 
 /*
@@ -111,10 +108,14 @@ void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
 	pcp->alloc_factor = 0;
 }
 
-/* The next high-order free drains: frees ran in a row, the last of a high order. */
+/*
+ * The next high-order free drains: frees ran in a row, the last of a high
+ * order, and the list keeps a batch if it must (free_unref_page_commit()).
+ */
 bool pa_pcp_drain_armed(struct per_cpu_pages *pcp)
 {
-	return pcp->free_count >= pcp->batch && (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER);
+	return pcp->free_count >= pcp->batch && (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
+	       (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= pcp->batch);
 }
 #else
 /* 6.1's pcp->high stays where the zone's setup put it. */

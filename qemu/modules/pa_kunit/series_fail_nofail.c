@@ -148,7 +148,7 @@ struct pa_nofail_slow {
 /*
  * The __GFP_NOFAIL requests of the slow-path case.  On 6.1 they neither
  * block nor reclaim, so they run with nothing else running and, should
- * the zone be short, fail instead of looping.  6.11 on warns of a
+ * the zone be short, fail instead of looping.  6.12 warns of a
  * __GFP_NOFAIL request that cannot reclaim (pa_compat.h), so there they
  * may, without waking kswapd, and run right after.
  */

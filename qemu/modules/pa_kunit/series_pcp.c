@@ -99,7 +99,7 @@ static int pa_refill_fn(void *arg)
 		return 0;
 
 	pa_pcp_unscale_refill(pcp);
-	r->growth = PA_PCP_TUNED && !r->order ? 2 : 1;
+	r->growth = (PA_PCP_TUNED && !r->order) ? 2 : 1;
 	free = pa_zone_free(r->zone);
 	count = pcp->count;
 	if (!pa_refill_take(r))
