@@ -10,7 +10,8 @@ line=$(sed -n '1s|^base/\([0-9]*[.][0-9]*\).*|\1|p' "$base" 2>/dev/null || true)
 line=${line:-6.1}
 pkgs=("linux-source-$line" "linux-config-$line" gcc libc6-dev make ccache git jq bc flex bison
 	libelf-dev libssl-dev dwarves cpio xz-utils gzip qemu-system-x86
-	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb sparse)
+	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb sparse
+	redis-server distcc)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -56,9 +56,7 @@ if [[ ${#own[@]} -eq 0 ]]; then
 	exit 0
 fi
 
-export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
-export CCACHE_DEPEND=${CCACHE_DEPEND:-1} # as build.sh says
-JOBS=${JOBS:-$(($(nproc) + 1))}
+use_compiler
 head_was=$(current_head)
 trap 'restore_head "$head_was"' EXIT
 
@@ -124,7 +122,7 @@ compile() {
 		: >"$log"
 	else
 		say "$(short "$c"): compiling ${objs[*]} with the $name config"
-		make -C "$KTREE" O="$build" CC="ccache gcc" ${checker:+C=2 CHECK="$checker"} -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
+		make -C "$KTREE" O="$build" CC="$KCC" ${checker:+C=2 CHECK="$checker"} -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
 	fi
 	# Without the tree's path and line numbers, so that a line the commit
 	# moves is not a new warning.
