@@ -247,9 +247,15 @@ start=$(date +%s.%N)
 [[ -z $gdb ]] || qemu+=(-gdb "tcp:127.0.0.1:$gdb" -S)
 [[ -z $profile ]] || qemu+=(-plugin "$profile,map=$built/System.map,out=$tmp/profile.txt")
 set +e
-timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
-	-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \
-	</dev/null >"$tmp/qemu.out" 2>&1 8>&-
+# On other hosts (BOOT_HOSTS) unless a debugger or the profiler, which
+# work on this machine's files and ports, take part.
+if [[ -n ${BOOT_HOSTS:-} && -z $gdb && -z $profile ]]; then
+	"$TOP/scripts/remote-qemu.sh" "$tmp" "$timeout" "$built/bzImage" "$cmdline" "${qemu[@]}" 8>&-
+else
+	timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
+		-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \
+		</dev/null >"$tmp/qemu.out" 2>&1 8>&-
+fi
 status=$?
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')

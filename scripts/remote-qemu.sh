@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Run one boot's QEMU on a host of BOOT_HOSTS (ssh destinations with QEMU
+# installed), in the order given: the kernel and initramfs travel there,
+# the serial files and QEMU's output come back into DIR, as a boot here
+# leaves them, and the exit status is that of QEMU (or of timeout, at the
+# limit).  A host that cannot be reached, or that goes away during the
+# boot, says nothing about the kernel: the next host gets the boot, and
+# this machine after all of them.  BOOT_SSH_CONFIG, an ssh config file,
+# replaces the user's.
+# usage: remote-qemu.sh DIR LIMIT KERNEL CMDLINE QEMU-COMMAND...
+#   DIR holds the initramfs (initrd); boot.sh judges what comes back.
+. "$(dirname "$0")/lib.sh"
+
+dir=$1 limit=$2 kernel=$3 cmdline=$4
+shift 4
+read -ra hosts <<<"${BOOT_HOSTS:-}"
+ssh_opts=(-o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=15 -o ServerAliveCountMax=4)
+[[ -z ${BOOT_SSH_CONFIG:-} ]] || ssh_opts=(-F "$BOOT_SSH_CONFIG" "${ssh_opts[@]}")
+back=(console.log results.txt qemu.out status)
+
+# run_on HOST QEMU-COMMAND...: the boot on HOST; sets status.  Fails when
+# the host could not run it or send the results back.
+run_on() {
+	local h=$1 r cmd f ok=0
+	shift
+	rm -f "${back[@]/#/$dir/}"
+	r=$(ssh -n "${ssh_opts[@]}" "$h" 'mktemp -d /tmp/pagealloc-boot.XXXXXX') || return 1
+	# The remote shell reads the command as one string: every word quoted.
+	cmd="cd $(printf '%q' "$r") && timeout -k 5 $(printf '%q' "$limit") $(printf '%q ' "$@")"
+	cmd+="-kernel bzImage -initrd initrd -append $(printf '%q' "$cmdline")"
+	cmd+=" -serial file:console.log -serial file:results.txt </dev/null >qemu.out 2>&1; echo \$? >status"
+	if scp -q "${ssh_opts[@]}" "$kernel" "$h:$r/bzImage" && scp -q "${ssh_opts[@]}" "$dir/initrd" "$h:$r/initrd" &&
+		ssh -n "${ssh_opts[@]}" "$h" "$cmd"; then
+		ok=1
+		for f in "${back[@]}"; do
+			scp -q "${ssh_opts[@]}" "$h:$r/$f" "$dir/$f" 2>/dev/null || [[ $f == results.txt ]] || ok=0
+		done
+	fi
+	ssh -n "${ssh_opts[@]}" "$h" "rm -rf $(printf '%q' "$r")" 2>/dev/null || true
+	[[ $ok == 1 && -f $dir/status ]] || return 1
+	status=$(cat "$dir/status")
+	rm -f "$dir/status"
+	[[ $status =~ ^[0-9]+$ ]]
+}
+
+for h in "${hosts[@]}"; do
+	if run_on "$h" "$@"; then
+		say "booted on $h"
+		exit "$status"
+	fi
+	say "$h could not run the boot: an infrastructure failure, not the kernel's; trying the next host"
+done
+say "no host of BOOT_HOSTS ran the boot: running it here"
+rm -f "${back[@]/#/$dir/}"
+exec timeout -k 5 "$limit" "$@" -kernel "$kernel" -initrd "$dir/initrd" -append "$cmdline" \
+	-serial "file:$dir/console.log" -serial "file:$dir/results.txt" </dev/null >"$dir/qemu.out" 2>&1

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Boots on other hosts: BOOT_HOSTS names ssh destinations with QEMU, the
+# kernel and initramfs travel, the results come back into the same place,
+# and a host that cannot take the boot is an infrastructure failure that
+# the next host retries.  The "hosts" are sshd on loopback addresses of
+# their own (127.0.0.4, a dead one on 127.0.0.5) running the stand-in
+# QEMU; nothing leaves this machine.
+# shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
+. "$(dirname "$0")/lib/tap.sh"
+
+[[ -x /usr/sbin/sshd ]] || skip_all "sshd is not installed (make deps installs openssh-server)"
+port=$((20000 + ($$ + 7) % 20000))
+
+# A key and an ssh config of this test's own for the hosts host-a
+# (127.0.0.4), host-b (127.0.0.6) and dead (127.0.0.5, where nothing
+# listens).
+make_keys() {
+	mkdir -p /run/sshd && ssh-keygen -q -t ed25519 -N "" -f hostkey && ssh-keygen -q -t ed25519 -N "" -f key &&
+	cp key.pub authorized_keys &&
+	for h in host-a:127.0.0.4 dead:127.0.0.5 host-b:127.0.0.6; do
+		printf "Host %s\n HostName %s\n Port %s\n User %s\n IdentityFile %s\n StrictHostKeyChecking no\n UserKnownHostsFile /dev/null\n LogLevel ERROR\n" \
+			"${h%%:*}" "${h#*:}" "$port" "$(id -un)" "$PWD/key"
+	done >ssh_config && export BOOT_SSH_CONFIG=$PWD/ssh_config
+}
+
+# start_host NAME ADDRESS [VAR=VALUE...]: an sshd for host NAME whose
+# sessions find the stand-in QEMU (logging to remote-qemu-NAME.log) with
+# the given environment; stopped when the test's shell ends.
+start_host() {
+	local name=$1 addr=$2 pid
+	shift 2
+	[[ -f key ]] || make_keys || return 1
+	cat >"sshd_config-$name" <<-CONF
+		ListenAddress $addr
+		Port $port
+		HostKey $PWD/hostkey
+		AuthorizedKeysFile $PWD/authorized_keys
+		PermitRootLogin prohibit-password
+		StrictModes no
+		UsePAM no
+		PidFile $PWD/sshd-$name.pid
+		Subsystem sftp internal-sftp
+		SetEnv PATH=$T_TOP/tests/fake:/usr/bin:/bin FAKE_QEMU_LOG=$PWD/remote-qemu-$name.log $*
+	CONF
+	/usr/sbin/sshd -D -e -f "$PWD/sshd_config-$name" 2>"sshd-$name.log" &
+	pid=$!
+	sshds+=("$pid")
+	trap 'kill "${sshds[@]}" 2>/dev/null; wait 2>/dev/null' EXIT
+	for _ in $(seq 50); do
+		ssh -F ssh_config -o BatchMode=yes "$name" true 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "sshd for $name did not start: $(cat "sshd-$name.log")"
+	return 1
+}
+sshds=()
+
+# A host that goes away: its sshd and every session of it, by SIGKILL.
+kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1"); do kill_tree "$c"; done
+	kill -KILL "$1" 2>/dev/null || true
+}
+
+ok "with BOOT_HOSTS the boot runs on the host, and judges as the same boot here" '
+	fake_check_setup && start_host host-a 127.0.0.4 &&
+	BOOT_HOSTS=host-a boot.sh --run kunit base/1.0-1 >out 2>err && must_say "booted on host-a" err &&
+	test -s remote-qemu-host-a.log && test ! -s qemu.log && d=$(tail -n1 out) &&
+	cp "$d/results.txt" remote.results && jq -c .tests "$d/verdict.json" >remote.tests &&
+	boot.sh --force --run kunit base/1.0-1 >out 2>/dev/null && test -s qemu.log && d=$(tail -n1 out) &&
+	cmp remote.results "$d/results.txt" && jq -c .tests "$d/verdict.json" | cmp - remote.tests
+'
+
+ok "a host that does not answer is skipped as an infrastructure failure, and the next host boots" '
+	fake_check_setup && start_host host-a 127.0.0.4 &&
+	BOOT_HOSTS="dead host-a" boot.sh --run kunit base/1.0-1 >out 2>err &&
+	must_say "dead could not run the boot: an infrastructure failure" err && must_say "booted on host-a" err &&
+	test -s remote-qemu-host-a.log
+'
+
+ok "a host that goes away during the boot is an infrastructure failure, and the next host boots" '
+	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU_SECS=60 && start_host host-b 127.0.0.6 &&
+	{ BOOT_HOSTS="host-a host-b" boot.sh --run kunit base/1.0-1 >out 2>err & } && b=$! &&
+	for _ in $(seq 100); do grep -q qemu remote-qemu-host-a.log 2>/dev/null && break; sleep 0.1; done &&
+	kill_tree "$(cat sshd-host-a.pid)" && wait "$b" &&
+	must_say "host-a could not run the boot: an infrastructure failure" err && must_say "booted on host-b" err &&
+	jq -e ".verdict == \"pass\"" "$(tail -n1 out)/verdict.json"
+'
+
+ok "a kernel that fails on the host fails, and is cached as a kernel verdict" '
+	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU=panic &&
+	BOOT_HOSTS=host-a must_fail boot.sh --run kunit base/1.0-1 && must_say "booted on host-a" && must_say "Kernel panic" &&
+	BOOT_HOSTS=host-a must_fail boot.sh --run kunit base/1.0-1 && must_say "boot cached: failed"
+'
+
+ok "when no host takes the boot, it runs here" '
+	fake_check_setup && start_host host-a 127.0.0.4 &&
+	BOOT_HOSTS=dead boot.sh --run kunit base/1.0-1 >out 2>err && must_say "running it here" err &&
+	test -s qemu.log && test ! -s remote-qemu-host-a.log
+'
+
+done_testing
