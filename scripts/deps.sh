@@ -11,7 +11,7 @@ line=${line:-6.1}
 pkgs=("linux-source-$line" "linux-config-$line" gcc libc6-dev make ccache git jq bc flex bison
 	libelf-dev libssl-dev dwarves cpio xz-utils gzip qemu-system-x86
 	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb sparse
-	redis-server distcc openssh-client openssh-server)
+	redis-server distcc openssh-client)
 
 missing=()
 for p in "${pkgs[@]}"; do
