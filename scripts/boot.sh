@@ -247,15 +247,11 @@ start=$(date +%s.%N)
 [[ -z $gdb ]] || qemu+=(-gdb "tcp:127.0.0.1:$gdb" -S)
 [[ -z $profile ]] || qemu+=(-plugin "$profile,map=$built/System.map,out=$tmp/profile.txt")
 set +e
-# On other hosts (BOOT_HOSTS) unless a debugger or the profiler, which
-# work on this machine's files and ports, take part.
-if [[ -n ${BOOT_HOSTS:-} && -z $gdb && -z $profile ]]; then
-	"$TOP/scripts/remote-qemu.sh" "$tmp" "$timeout" "$built/bzImage" "$cmdline" "${qemu[@]}" 8>&-
-else
-	timeout -k 5 "$timeout" "${qemu[@]}" -kernel "$built/bzImage" -initrd "$tmp/initrd" \
-		-append "$cmdline" -serial "file:$tmp/console.log" -serial "file:$tmp/results.txt" \
-		</dev/null >"$tmp/qemu.out" 2>&1 8>&-
-fi
+# Here, or on other hosts (BOOT_HOSTS) unless a debugger or the
+# profiler, which work on this machine's files and ports, take part.
+hosts=${BOOT_HOSTS:-}
+[[ -z $gdb && -z $profile ]] || hosts=''
+BOOT_HOSTS=$hosts "$TOP/scripts/run-qemu.sh" "$tmp" "$timeout" "$built/bzImage" "$cmdline" "${qemu[@]}" 8>&-
 status=$?
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')

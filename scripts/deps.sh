@@ -11,7 +11,7 @@ line=${line:-6.1}
 pkgs=("linux-source-$line" "linux-config-$line" gcc libc6-dev make ccache git jq bc flex bison
 	libelf-dev libssl-dev dwarves cpio xz-utils gzip qemu-system-x86
 	busybox-static dbench rt-tests b4 perl shellcheck gnuplot-nox bsdextrautils gdb sparse
-	redis-server distcc openssh-client)
+	redis-server distcc openssh-client openssh-server)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -29,3 +29,15 @@ if ! "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; then
 	"${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null ||
 		{ echo "deps: error: apt-get could not install: ${missing[*]}" >&2; exit 1; }
 fi
+# The daemons are for the tests, which start their own on loopback
+# addresses and stop them.  Where systemd started a package's own service
+# at install (sshd on port 22, redis), it is stopped and disabled again;
+# only for packages installed just now.
+for p in "${missing[@]}"; do
+	case $p in
+	openssh-server) svc=ssh ;;
+	redis-server | distcc) svc=$p ;;
+	*) continue ;;
+	esac
+	! command -v systemctl >/dev/null || "${sudo[@]}" systemctl disable --now "$svc" >/dev/null 2>&1 || true
+done

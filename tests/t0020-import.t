@@ -118,9 +118,20 @@ ok "a series on another kernel line imports that line's source package" '
 ok "make deps installs the source and configs of the series' kernel line" '
 	mkdir -p series bin && echo base/6.12.118-1_deb12u1 >series/base && export PATH=$PWD/bin:$PATH &&
 	printf "#!/bin/sh\nexit 1\n" >bin/dpkg-query && printf "#!/bin/sh\necho \"\$*\" >>%s\n" "$PWD/apt.log" >bin/apt-get &&
-	printf "#!/bin/sh\n\"\$@\"\n" >bin/sudo && chmod +x bin/* &&
+	printf "#!/bin/sh\n\"\$@\"\n" >bin/sudo && printf "#!/bin/sh\n" >bin/systemctl && chmod +x bin/* &&
 	SERIES_DIR=$PWD/series deps.sh 2>/dev/null && must_say " linux-source-6.12 linux-config-6.12 " apt.log &&
 	: >apt.log && SERIES_DIR=$PWD/nowhere deps.sh 2>/dev/null && must_say " linux-source-6.1 linux-config-6.1 " apt.log
+'
+
+ok "make deps stops and disables the services of the daemon packages it installs, and no other" '
+	mkdir -p bin && export PATH=$PWD/bin:$PATH &&
+	printf "#!/bin/sh\nexit 1\n" >bin/dpkg-query && printf "#!/bin/sh\n" >bin/apt-get &&
+	printf "#!/bin/sh\necho \"\$*\" >>%s\n" "$PWD/systemctl.log" >bin/systemctl &&
+	printf "#!/bin/sh\n\"\$@\"\n" >bin/sudo && chmod +x bin/* &&
+	deps.sh 2>/dev/null && sort systemctl.log >got &&
+	printf "disable --now distcc\ndisable --now redis-server\ndisable --now ssh\n" | cmp - got &&
+	printf "#!/bin/sh\necho \"install ok installed\"\n" >bin/dpkg-query && : >systemctl.log &&
+	deps.sh && test ! -s systemctl.log
 '
 
 ok "a worktree of the kernel tree (a second line's) is a tree an import made, and imports there leave the main tree alone" '

@@ -8,9 +8,7 @@
 # shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 
-# make deps leaves openssh-server out: its package starts an sshd on
-# port 22 of the machine.
-[[ -x /usr/sbin/sshd ]] || skip_all "sshd is not installed (apt-get install openssh-server)"
+[[ -x /usr/sbin/sshd ]] || skip_all "sshd is not installed (make deps installs openssh-server)"
 port=$((20000 + ($$ + 7) % 20000))
 
 # A key and an ssh config of this test's own for the hosts host-a

@@ -49,7 +49,7 @@ int pa_overflow_pages(struct per_cpu_pages *pcp)
 	return READ_ONCE(pcp->high) + 2 * READ_ONCE(pcp->batch);
 }
 
-#ifdef PA_PCP_HIGH_TUNED
+#if PA_PCP_HIGH_TUNED
 /*
  * Every CPU's pcp of @zone back to the zone's own high_min and high_max,
  * as zone_pcp_update() would set them now (not as they were: an update

@@ -116,10 +116,8 @@ extern unsigned int exhaust_seconds;
  * 1 where pcp->high tunes itself and refills scale (6.7 on, pa_compat.h),
  * 0 on 6.1: the pcp cases' expectations differ there.
  */
-#ifdef PA_PCP_HIGH_TUNED
-#define PA_PCP_TUNED		1
-#else
-#define PA_PCP_TUNED		0
+#ifndef PA_PCP_HIGH_TUNED
+#define PA_PCP_HIGH_TUNED	0
 #endif
 
 /* Bound on the order-0 pages freed in a row to overflow pcp->high. */

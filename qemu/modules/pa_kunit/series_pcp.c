@@ -7,7 +7,7 @@
  * pageblock included.  With the pcp lock held, an allocation and a free
  * go round the list and leave the preempt count as they found it.
  *
- * Where pcp->high tunes itself (6.7 on, PA_PCP_TUNED), an order-0 refill
+ * Where pcp->high tunes itself (6.7 on, PA_PCP_HIGH_TUNED), an order-0 refill
  * that follows a refill with no free between takes twice the batch, a
  * run of frees overflows the list only once pcp->high is pinned, and a
  * high-order free drains only after another high-order free: the cases
@@ -99,7 +99,7 @@ static int pa_refill_fn(void *arg)
 		return 0;
 
 	pa_pcp_unscale_refill(pcp);
-	r->growth = (PA_PCP_TUNED && !r->order) ? 2 : 1;
+	r->growth = (PA_PCP_HIGH_TUNED && !r->order) ? 2 : 1;
 	free = pa_zone_free(r->zone);
 	count = pcp->count;
 	if (!pa_refill_take(r))
@@ -249,7 +249,7 @@ static int pa_drain_fn(void *arg)
 
 	d->start = pa_zone_free_total(d->zone);
 	block = pa_alloc_atomic(d->zone, 1, MIGRATE_UNMOVABLE);
-	if (PA_PCP_TUNED)
+	if (PA_PCP_HIGH_TUNED)
 		arm = pa_alloc_atomic(d->zone, 1, MIGRATE_UNMOVABLE);
 	for (n = 0; n < d->nr; n++) {
 		d->pages[n] = pa_alloc_atomic(d->zone, 0, MIGRATE_UNMOVABLE);
@@ -257,7 +257,7 @@ static int pa_drain_fn(void *arg)
 			break;
 	}
 	if (!block || page_zone(block) != d->zone || n < d->nr ||
-	    (PA_PCP_TUNED && (!arm || page_zone(arm) != d->zone))) {
+	    (PA_PCP_HIGH_TUNED && (!arm || page_zone(arm) != d->zone))) {
 		d->failed = true;
 		if (n < d->nr && d->pages[n])
 			n++;

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Run one boot's QEMU on a host of BOOT_HOSTS (ssh destinations with QEMU
-# installed), in the order given: the kernel and initramfs travel there,
-# the serial files and QEMU's output come back into DIR, as a boot here
-# leaves them, and the exit status is that of QEMU (or of timeout, at the
-# limit).  A host that cannot be reached, or that goes away during the
-# boot, says nothing about the kernel: the next host gets the boot, and
-# this machine after all of them.  BOOT_SSH_CONFIG, an ssh config file,
-# replaces the user's.
-# usage: remote-qemu.sh DIR LIMIT KERNEL CMDLINE QEMU-COMMAND...
+# Run one boot's QEMU, within LIMIT seconds: here, or with BOOT_HOSTS
+# (ssh destinations with QEMU installed) on the first of them that takes
+# it.  There the kernel and initramfs travel, and the serial files and
+# QEMU's output come back into DIR as a boot here leaves them.  The exit
+# status is that of QEMU (or of timeout, at the limit).  A host that
+# cannot be reached, or that goes away during the boot, says nothing
+# about the kernel: the next host gets the boot, and this machine after
+# all of them.  BOOT_SSH_CONFIG, an ssh config file, replaces the user's.
+# usage: run-qemu.sh DIR LIMIT KERNEL CMDLINE QEMU-COMMAND...
 #   DIR holds the initramfs (initrd); boot.sh judges what comes back.
 . "$(dirname "$0")/lib.sh"
 
@@ -50,7 +50,7 @@ for h in "${hosts[@]}"; do
 	fi
 	say "$h could not run the boot: an infrastructure failure, not the kernel's; trying the next host"
 done
-say "no host of BOOT_HOSTS ran the boot: running it here"
+[[ ${#hosts[@]} -eq 0 ]] || say "no host of BOOT_HOSTS ran the boot: running it here"
 rm -f "${back[@]/#/$dir/}"
 exec timeout -k 5 "$limit" "$@" -kernel "$kernel" -initrd "$dir/initrd" -append "$cmdline" \
 	-serial "file:$dir/console.log" -serial "file:$dir/results.txt" </dev/null >"$dir/qemu.out" 2>&1
