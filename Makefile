@@ -14,10 +14,11 @@
 #   make bloat [REVS="A B"]    bloat-o-meter on each object the series changes, base against tip
 #   make equivalence [REV=…]   REV's bench kernel and Debian's own binary step the same instructions?
 #   make figures [NAMES=…]     rewrite each changelog's measured figures, then replay
+#   make time-check [DIR=…]    time make check from nothing in a fresh clone, and after an edit
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps import replay export rebase build boot step step-lines profile lock-held bloat contend equivalence figures check test test-fast bench bisect mail lint
+.PHONY: help deps import replay export rebase build boot step step-lines profile lock-held bloat contend equivalence figures time-check check test test-fast bench bisect mail lint
 
 help:
 	@sed -n 's/^#   /  /p' Makefile
@@ -80,6 +81,9 @@ equivalence: deps
 figures: deps
 	@$(S)/figures.sh $(NAMES) && $(S)/replay.sh
 
+time-check:
+	@$(S)/time-check.sh $(DIR)
+
 check: deps
 	@$(S)/check.sh $(REVS)
 
@@ -98,7 +102,7 @@ mail: deps
 
 # The base's cold build starts beside the fixture tests (warm-base.sh).
 test: deps
-	@$(if $(SKIP_KERNEL),,$(S)/warm-base.sh &) prove -v --timer tests/
+	@$(if $(SKIP_KERNEL),,$(S)/lib/warm-base.sh &) prove -v --timer tests/
 
 test-fast: deps
 	@SKIP_KERNEL=1 prove tests/

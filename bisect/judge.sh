@@ -7,7 +7,7 @@
 # more); a bad one, or any figure bc cannot compare, is exit 2: never a
 # verdict.
 # usage: judge.sh GOOD.json TESTED.json METRIC [THRESHOLD%]
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../scripts/lib/lib.sh"
 
 good=${1:?usage: judge.sh GOOD.json TESTED.json METRIC [THRESHOLD%]}
 tested=${2:?}
@@ -31,7 +31,7 @@ calc() {
 jq -e --arg m "$metric" '.samples[$m]' "$good" >/dev/null ||
 	{ say "no figure '$metric' in $good (figures: $(jq -r '.samples | keys | join(" ")' "$good"))"; exit 2; }
 
-read -r _ _ b v pct sig _ < <("$TOP/scripts/compare.sh" --tsv --only "^$metric\$" "good=$good" "tested=$tested")
+read -r _ _ b v pct sig _ < <("$TOP/scripts/lib/compare.sh" --tsv --only "^$metric\$" "good=$good" "tested=$tested")
 [[ -n ${pct:-} ]] || { say "no figure '$metric' in $tested"; exit 2; }
 [[ $pct =~ $num && $sig =~ ^[01]$ ]] || { say "compare.sh gave '$pct' '$sig' for $metric, not a change and a mark"; exit 2; }
 # Throughput (tbench) is better when higher; every other figure is a cost.

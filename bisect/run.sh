@@ -14,7 +14,7 @@ case ${3:-} in
 boot | kunit:*) DEFAULT_KFLAVOR=check ;;
 *) DEFAULT_KFLAVOR=bench ;;
 esac
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../scripts/lib/lib.sh"
 need_uint BENCH_K BENCH_JOBS JOBS
 
 good=${1:?usage: run.sh GOOD BAD METRIC [THRESHOLD%]}
@@ -64,7 +64,7 @@ judge() {
 if [[ $METRIC == boot || $METRIC == kunit:* ]]; then
 	judge "$g" || die "GOOD=$good is not good for $METRIC (see above)"
 else
-	GOOD_JSON=$("$TOP/scripts/measure.sh" "$g") || die "GOOD=$good could not be measured"
+	GOOD_JSON=$("$TOP/scripts/lib/measure.sh" "$g") || die "GOOD=$good could not be measured"
 	export GOOD_JSON
 fi
 set +e
@@ -106,7 +106,7 @@ echo "culprit: $(kgit log -1 --format='%h %s' "$culprit")"
 if [[ -n ${GOOD_JSON:-} ]]; then
 	for r in "$parent" "$culprit"; do
 		printf '  %-8s %s %s: %s\n' "$([[ $r == "$parent" ]] && echo parent || echo culprit)" "$(short "$r")" "$METRIC" \
-			"$(jq -c --arg m "$METRIC" '.samples[$m]' "$("$TOP/scripts/measure.sh" "$r")")"
+			"$(jq -c --arg m "$METRIC" '.samples[$m]' "$("$TOP/scripts/lib/measure.sh" "$r")")"
 	done
 else
 	echo "  parent $(short "$parent") is good; culprit fails $METRIC"

@@ -7,7 +7,7 @@
 #                        THRESHOLD % and the noise (figures: see make bench)
 # A build failure or an infrastructure failure is 125: git skips the commit.
 # usage: step.sh [REV]
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../scripts/lib/lib.sh"
 
 rev=${1:-HEAD}
 metric=${METRIC:?METRIC is not set}
@@ -48,7 +48,7 @@ boot | kunit:*)
 	exit 0 ;;
 *)
 	[[ -f ${GOOD_JSON:-} ]] || { say "GOOD_JSON (the good endpoint's measurements) is not set"; exit 128; }
-	j=$("$TOP/scripts/measure.sh" "$c") || { say "$tag: could not be measured: skip"; exit 125; }
+	j=$("$TOP/scripts/lib/measure.sh" "$c") || { say "$tag: could not be measured: skip"; exit 125; }
 	set +e
 	line=$("$TOP/bisect/judge.sh" "$GOOD_JSON" "$j" "$metric")
 	rc=$?

@@ -4,7 +4,7 @@
 # (qemu/guest/*.c, linked statically).  Per-commit modules are appended as
 # a second cpio archive by boot.sh.  Cached by the hash of its inputs.
 # usage: mkinitramfs.sh   (prints the path of the archive)
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../scripts/lib/lib.sh"
 
 bins=(/bin/busybox /usr/bin/hackbench /usr/bin/tbench /usr/bin/tbench_srv)
 progs=("$TOP"/qemu/guest/*.c)

@@ -8,7 +8,7 @@
 # Settings are measure.sh's; BENCH_DEBIAN=0 leaves Debian's column out.
 # usage: bench.sh [REV | A..B]...
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 need_uint BENCH_K BENCH_JOBS BENCH_ZERO_K BENCH_PROFILE_K
 
 mode=${BENCH_MODE:-deterministic}
@@ -21,11 +21,11 @@ head_was=$(current_head)
 trap 'restore_head "$head_was"' EXIT
 
 # The base first: every kernel is compared against it.
-bf=$("$TOP/scripts/measure-sets.sh" "$base") || die "the base $(short "$base") could not be measured"
+bf=$("$TOP/scripts/lib/measure-sets.sh" "$base") || die "the base $(short "$base") could not be measured"
 files=() debian_note=''
 if [[ ${BENCH_DEBIAN:-1} == 1 ]]; then
 	say "debian: Debian's own binary kernel of the imported version"
-	df=$("$TOP/scripts/measure-sets.sh" debian) || die "Debian's binary kernel could not be measured"
+	df=$("$TOP/scripts/lib/measure-sets.sh" debian) || die "Debian's binary kernel could not be measured"
 	files+=("debian=$df")
 	debian_note="; debian: Debian's own binary"
 fi
@@ -34,7 +34,7 @@ for c in "${commits[@]}"; do
 	i=$((i + 1))
 	[[ $c != "$base" ]] || continue
 	say "[$i/${#commits[@]}] $(short "$c") $(kgit log -1 --format=%s "$c")"
-	f=$("$TOP/scripts/measure-sets.sh" "$c") || die "$(short "$c"): could not be measured"
+	f=$("$TOP/scripts/lib/measure-sets.sh" "$c") || die "$(short "$c"): could not be measured"
 	files+=("$(short "$c")=$f")
 done
 
@@ -50,18 +50,18 @@ report=$RESULTS/bench-$(short "${commits[-1]}")-$(basename "$bf" .json | sed "s/
 		printf '#   %s text=%s %s\n' "$(short "$c")" "$(jq .page_alloc_text "$RESULTS/$c/build.json")" \
 			"$(kgit log -1 --format=%s "$c")"
 	done
-	"$TOP/scripts/compare.sh" ${BENCH_MARKDOWN:+--markdown} "base=$bf" "${files[@]}"
+	"$TOP/scripts/lib/compare.sh" ${BENCH_MARKDOWN:+--markdown} "base=$bf" "${files[@]}"
 } | tee "$report.txt"
 # The latest table, and the inputs it came from, for the cover letter and
 # for checking that the letter's figures are the measured ones.
 cp "$report.txt" "$RESULTS/bench-latest.txt"
 printf '%s\n' "base=$bf" "${files[@]}" | jq -R -s 'split("\n") | map(select(. != "")) | {inputs: .}' \
 	>"$RESULTS/bench-latest.json"
-"$TOP/scripts/chart.sh" "$report.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
+"$TOP/scripts/lib/chart.sh" "$report.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
 	say "chart: $report.png"
 # Where the profiled workloads spend allocator instructions, if profiled.
 if jq -e '.samples | keys | any(startswith("prof-"))' "$bf" >/dev/null; then
-	"$TOP/scripts/profile-chart.sh" "$report-profile.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
+	"$TOP/scripts/lib/profile-chart.sh" "$report-profile.png" "base=$bf" "${files[@]}" >/dev/null 2>&1 &&
 		say "profile chart: $report-profile.png"
 fi
 say "table: $report.txt"

@@ -6,7 +6,7 @@
 # if need be (the bench kernel, unless KFLAVOR says otherwise).
 # usage: bloat.sh [REV_A [REV_B]]
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 ensure_series >/dev/null
 a=${1:-$(base_tag)} b=${2:-$BRANCH}

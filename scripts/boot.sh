@@ -3,7 +3,7 @@
 # Results go to DIR (default $RESULTS/<commit>/boot-<mode>-<key>/):
 #   console.log  results.txt  verdict.json  cmdline
 # A boot whose inputs did not change is not run again.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 usage() {
 	cat <<USAGE
@@ -40,7 +40,7 @@ while [[ $# -gt 0 ]]; do
 	--out) out=$2; shift 2 ;;
 	--force) force=1; shift ;;
 	--gdb) gdb=$2; force=1; shift 2 ;;
-	--profile) profile=$("$TOP/scripts/paprof-plugin.sh") || exit 1; shift ;;
+	--profile) profile=$("$TOP/scripts/lib/paprof-plugin.sh") || exit 1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage >&2; exit 2 ;;
 	*) break ;;
@@ -185,7 +185,7 @@ fi
 # files (each test script makes its own) differ, and would key two boots.
 key=$( { echo "${qemu[*]} $cmdline ${profile:+profile} ${initrd_base##*/}"
 	sha1sum "$built/bzImage" "${mods[@]}" "${intree[@]}" ${profile:+"$profile"} \
-		"$TOP/qemu/allowed-console.txt" "$TOP/scripts/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
+		"$TOP/qemu/allowed-console.txt" "$TOP/scripts/lib/verdict.sh" | cut -c1-40; } | sha1sum | cut -c1-12)
 out=${out:-$built/boot-$mode-$key}
 # The cached verdict of this boot, if there is one to reuse.  An
 # infrastructure failure says nothing about the kernel, nor does a
@@ -251,14 +251,14 @@ set +e
 # profiler, which work on this machine's files and ports, take part.
 hosts=${BOOT_HOSTS:-}
 [[ -z $gdb && -z $profile ]] || hosts=''
-BOOT_HOSTS=$hosts "$TOP/scripts/run-qemu.sh" "$tmp" "$timeout" "$built/bzImage" "$cmdline" "${qemu[@]}" 8>&-
+BOOT_HOSTS=$hosts "$TOP/scripts/lib/run-qemu.sh" "$tmp" "$timeout" "$built/bzImage" "$cmdline" "${qemu[@]}" 8>&-
 status=$?
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')
 rm -rf "$tmp/mods" "$tmp/initrd"
 # The guest's tty turns each newline into CR LF.
 sed -i 's/\r$//' "$tmp/results.txt" "$tmp/console.log" 2>/dev/null || true
-v=$("$TOP/scripts/verdict.sh" "$tmp" "$status" "$secs" "$timeout") ||
+v=$("$TOP/scripts/lib/verdict.sh" "$tmp" "$status" "$secs" "$timeout") ||
 	die "$K_NAME: the boot could not be judged (see above): an infrastructure failure, nothing kept"
 rm -rf "$out"
 mv "$tmp" "$out"

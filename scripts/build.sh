@@ -5,7 +5,7 @@
 #   build.log  bzImage  System.map  modules/*.ko  build.json  warnings.txt
 #   build.key  selftests/ (check kernels: the in-tree selftests they run)
 # usage: build.sh REV        (REV=HEAD builds what is checked out, for bisect)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 rev=${1:?usage: build.sh REV}
 commit=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit in $KTREE"
@@ -15,7 +15,7 @@ out=$(result_dir "$commit")
 case $KFLAVOR in
 check) mapfile -t config_inputs < <(check_fragments "$commit") ;;
 bench)
-	deb=$("$TOP/scripts/fetch-debian.sh") ||
+	deb=$("$TOP/scripts/lib/fetch-debian.sh") ||
 		die "the bench kernel's config comes from Debian's binary package, which could not be fetched"
 	config_inputs=("$TOP/qemu/bench.config" "$deb/config") ;;
 esac
@@ -39,7 +39,7 @@ mods=("$TOP"/qemu/modules/*/)
 [[ $KFLAVOR == check ]] || mods=("$TOP/qemu/modules/pa_bench/" "$TOP/qemu/modules/pa_contend/" "$TOP/qemu/modules/pa_compat/")
 # The check kernel also carries the kernel's own tests (qemu/intree-tests.txt).
 intree=()
-[[ $KFLAVOR != check ]] || intree=("$TOP/scripts/build-selftests.sh" "$INTREE_LIST")
+[[ $KFLAVOR != check ]] || intree=("$TOP/scripts/lib/build-selftests.sh" "$INTREE_LIST")
 # A build is what it is made of: the tree, the config, the toolchain, the
 # flavour, and what the result directory holds besides the kernel (the
 # guest modules, the selftests, this script); a change to a module the
@@ -92,13 +92,13 @@ configure() {
 	local config_key
 	config_key=$( { kgit ls-tree -r "$commit" |
 		awk '$4 ~ /(^|\/)Kconfig[^\/]*$/ || $4 ~ /^scripts\/kconfig\// || $4 == "Makefile" { print $3 }'
-		gcc --version | head -n1; cat "$TOP/scripts/config.sh"; } | sha1sum | cut -c1-16)
+		gcc --version | head -n1; cat "$TOP/scripts/lib/config.sh"; } | sha1sum | cut -c1-16)
 	if [[ -f $build/.config && $(cat "$build/.pa-config-key" 2>/dev/null) == "$config_key" ]]; then
 		say "$(short "$commit"): config unchanged"
 	else
 		say "$(short "$commit"): configuring"
 		rm -f "$build/.pa-config-key"
-		"$TOP/scripts/config.sh" "$build" || infra_or_die $? "configuring" "configuring failed (see above)"
+		"$TOP/scripts/lib/config.sh" "$build" || infra_or_die $? "configuring" "configuring failed (see above)"
 		echo "$config_key" | write "$build/.pa-config-key"
 	fi
 }
@@ -295,7 +295,7 @@ fi
 if [[ $KFLAVOR == check ]]; then
 	find "$build" -name '*.ko' -exec cp {} "$out/modules/" \;
 	rm -rf "$out/selftests"
-	st=$("$TOP/scripts/build-selftests.sh" "$build" 2>>"$log") || fail_build $? "the in-tree selftests' build"
+	st=$("$TOP/scripts/lib/build-selftests.sh" "$build" 2>>"$log") || fail_build $? "the in-tree selftests' build"
 	cp -r "$st" "$out/selftests"
 fi
 grep ': warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >"$out/warnings.txt" || true

@@ -2,7 +2,7 @@
 # The per-commit check: for the base and every commit of the series (or the
 # commits named), build, boot with the KUnit suite, and print one table.
 # usage: check.sh [REV | A..B]...      (default: base..$BRANCH, base included)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 ensure_series
 base=$(kgit rev-parse "$(base_tag)^{commit}")
@@ -123,7 +123,7 @@ for c in "${commits[@]}"; do
 	fi
 	if [[ $CHECK_MATRIX == 1 ]]; then
 		progress "$i" "$total" "build matrix $(short "$c")"
-		if m=$("$TOP/scripts/matrix.sh" "$c"); then
+		if m=$("$TOP/scripts/lib/matrix.sh" "$c"); then
 			matrix=$m
 		else
 			matrix=$(head -n1 <<<"$m")
@@ -149,5 +149,5 @@ for ((i = 1; i <= total; i++)); do
 done
 rows=$(for ((i = 1; i <= total; i++)); do cat "$rowdir/$i"; done)
 failed=$(awk -F'\t' '$10 != "pass"' <<<"$rows" | wc -l)
-"$TOP/scripts/table.sh" "${TABLE_FORMAT:-text}" <<<"$rows" | tee "$WORK/check-table.txt"
+"$TOP/scripts/lib/table.sh" "${TABLE_FORMAT:-text}" <<<"$rows" | tee "$WORK/check-table.txt"
 [[ $failed -eq 0 ]] || die "$failed of $total commits failed"

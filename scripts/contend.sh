@@ -12,7 +12,7 @@
 #   prof-contend-pcp, -buddy  refill and drain, and the buddy lists
 # usage: contend.sh [REV ...]   (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 need_uint BENCH_CONTEND_K BENCH_JOBS
 
 ensure_series
@@ -26,7 +26,7 @@ for i in "${!revs[@]}"; do
 	args+=("$name=$f")
 done
 figs='^(contend|prof-contend-(lockwait|allocator|pcp|buddy))$'
-"$TOP/scripts/compare.sh" --only "$figs" "${args[@]}"
+"$TOP/scripts/lib/compare.sh" --only "$figs" "${args[@]}"
 echo
 echo "spread over the boots (coefficient of variation):"
-"$TOP/scripts/spread.sh" "$figs" "${args[@]}"
+"$TOP/scripts/lib/spread.sh" "$figs" "${args[@]}"

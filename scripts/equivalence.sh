@@ -5,7 +5,7 @@
 # 0 when every count is identical.
 # usage: equivalence.sh [REV [OTHER]]      (default: the base's bench kernel, and debian)
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 a=${1:-$(base_tag)} b=${2:-debian}
 args=()
@@ -14,4 +14,4 @@ for r in "$a" "$b"; do
 	resolve_kernel "$r"
 	args+=("$r=$K_DIR")
 done
-"$TOP/scripts/compare-steps.sh" "${args[@]}"
+"$TOP/scripts/lib/compare-steps.sh" "${args[@]}"

@@ -3,7 +3,7 @@
 # patches/ from the commits on $BRANCH after a developer edited them there.
 # A series directory without a file 'base' gets one: the base the branch
 # is on, which it then keeps when another kernel line is imported.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 tip=$(kgit rev-parse -q --verify "refs/heads/$BRANCH") || die "no branch $BRANCH in $KTREE; run 'make replay'"
 if [[ -n ${BASE:-} || -f $SERIES_DIR/base ]]; then

@@ -8,7 +8,7 @@
 # Run 'make replay' afterwards to put the new messages on the branch.
 # usage: figures.sh [NAME...]      (default: every patch)
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 need_uint BENCH_K BENCH_JOBS BENCH_ZERO_K BENCH_PROFILE_K STEP_SKIP
 
 ensure_series
@@ -26,7 +26,7 @@ text() { jq -r ".$2" "$(result_dir "$1")/build.json"; }
 block() { # COMMIT
 	local c=$1 p runs a0 a1 f0 f1 t0 t1 m0 m1 version
 	p=$(kgit rev-parse "$c^")
-	runs=$(jq .runs "$("$TOP/scripts/measure.sh" "$c")") &&
+	runs=$(jq .runs "$("$TOP/scripts/lib/measure.sh" "$c")") &&
 		a0=$(steps "$p" alloc_pages) && a1=$(steps "$c" alloc_pages) &&
 		f0=$(steps "$p" __free_pages) && f1=$(steps "$c" __free_pages) &&
 		t0=$(text "$p" page_alloc_text) && t1=$(text "$c" page_alloc_text) &&
@@ -48,7 +48,7 @@ block() { # COMMIT
 Measured in QEMU 7.2 under TCG with -icount shift=0, where a guest nanosecond is one guest instruction, so that every figure is an instruction count: one vCPU (-cpu max,-cx16), numa=fake=2, a kernel built from $config and booted with init_on_alloc=0, $runs boots per kernel, each with a different unused word on its command line.$ioa alloc-oN and free-oN are the median instructions of one alloc_pages() or __free_pages() call of order N, read from the clock around each call in a module's loop of alloc/free pairs or of batches of N blocks, less the cost of the clock reads; hackbench is 4 groups of 10 tasks passing 100 messages over pipes or sockets (guest seconds); tbench 2 clients for 2 s (MB/s; paced by guest time, it cannot see a change of this size).$prof '*' marks a change beyond the noise (Welch's t-test on each figure, with the false-discovery rate across all figures held at 5% by the Benjamini-Hochberg procedure):
 TEXT
 	echo
-	"$TOP/scripts/changelog-figures.sh" "$c" | sed 's/^/  /'
+	"$TOP/scripts/lib/changelog-figures.sh" "$c" | sed 's/^/  /'
 	[[ ${PIPESTATUS[0]} -eq 0 ]] || return 1
 	cat <<TEXT
 

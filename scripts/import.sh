@@ -5,7 +5,7 @@
 # TARBALL is that package's own file: another tarball needs SOURCE_VERSION,
 # since a tarball does not carry its Debian revision.  Both are checked
 # before anything is unpacked.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 if [[ -n ${SOURCE_VERSION:-} ]]; then
 	version=$SOURCE_VERSION what="SOURCE_VERSION=$SOURCE_VERSION"

@@ -13,7 +13,7 @@
 # REV is a commit (its bench kernel unless KFLAVOR=check) or "debian".
 # usage: lock-held.sh [REV...]      (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 need_uint STEP_SKIP BENCH_JOBS
 
 # Instructions inside the lock in a steps file: its trace follows the

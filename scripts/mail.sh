@@ -6,7 +6,7 @@
 # write the mails with `b4 send -o` under $WORK/mail/vN/.
 # usage: mail.sh [REVISION]     (REVISION > 1 adds a range-diff against v(N-1))
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 rev=${1:-1}
 # A patch goes out under the sender's own Signed-off-by (the DCO).
@@ -38,7 +38,7 @@ trap 'rm -f "$cover" "$table" "$bloat"' EXIT
 # says how the figures were taken; make bench's header is for us.
 [[ -f $RESULTS/bench-latest.json ]] || die "no benchmark results in $RESULTS; run 'make bench' first"
 mapfile -t inputs < <(jq -r '.inputs[]' "$RESULTS/bench-latest.json")
-"$TOP/scripts/compare.sh" --show "$HEADLINE" "${inputs[@]}" >"$table"
+"$TOP/scripts/lib/compare.sh" --show "$HEADLINE" "${inputs[@]}" >"$table"
 # Text growth as maintainers read it: bloat-o-meter on each object the
 # series changes, base against tip, in the config of the bench results
 # (it builds them if need be, and leaves HEAD where it was).
@@ -72,7 +72,7 @@ mapfile -t people < <(recipients "${shared[@]}")
 	version=$(debian_version "$base")
 	image=$(debian_image_package "$version")
 	# Values are data: fill-cover.sh substitutes them literally.
-	"$TOP/scripts/fill-cover.sh" --file TABLE="$table" --file BLOAT="$bloat" --text DEBVER="$version" \
+	"$TOP/scripts/lib/fill-cover.sh" --file TABLE="$table" --file BLOAT="$bloat" --text DEBVER="$version" \
 		--text UPSTREAM="v${version%%-*}" --text DEBABI="${image#linux-image-} $version" "$letter" ||
 		die "$letter: the cover letter could not be filled"
 	if [[ $rev -gt 1 ]]; then

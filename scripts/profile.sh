@@ -8,7 +8,7 @@
 # with each kernel's change against the first.  Means over the boots.
 # usage: profile.sh [REV|debian ...]    (default: the base and every commit)
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 need_uint BENCH_PROFILE_K BENCH_JOBS
 
 ensure_series

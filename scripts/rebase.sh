@@ -36,7 +36,7 @@
 # --skip against the copy; the current patch and those after it may be
 # edited (that is how a patch that does not apply is fixed), not removed.
 # usage: rebase.sh [--continue | --skip | --abort]
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 require_series
 
 state=$WORK/state/rebase-$BRANCH
@@ -387,7 +387,7 @@ if [[ -n $cur && $(kernel_line "$onto_tag") != "$(kernel_line "$cur")" && -z $ne
 fi
 [[ $old != "$onto_tag" ]] ||
 	die "$BRANCH is already on $onto_tag; import a newer linux-source of its line first (make import TARBALL=... SOURCE_VERSION=...)"
-"$TOP/scripts/lint-series.sh"
+"$TOP/scripts/lib/lint-series.sh"
 mapfile -t names < <(series_names)
 total=${#names[@]}
 for name in "${names[@]}"; do

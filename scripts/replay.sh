@@ -5,13 +5,13 @@
 # a message that starts with "From: Name <email>" and a blank line has
 # that author (msg_author in lib.sh), the others the user's.  With the
 # date fixed, the same files and identity always give the same ids.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 require_series
 
 [[ ! -d $WORK/state/rebase-$BRANCH ]] ||
 	die "a rebase of $BRANCH is in progress ('make rebase CONTINUE=1', SKIP=1 or ABORT=1); replaying now would throw it away"
 base=$(base_tag)
-"$TOP/scripts/lint-series.sh"
+"$TOP/scripts/lib/lint-series.sh"
 mapfile -t names < <(series_names)
 for name in "${names[@]}"; do
 	msg_author "$SERIES_DIR/commit-msgs/$name" >/dev/null || exit 1

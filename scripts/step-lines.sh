@@ -11,7 +11,7 @@
 # Instructions of other objects count under their symbol.
 # usage: step-lines.sh [--lines] REV [FUNCTION]   (FUNCTION: alloc_pages, the default, or __free_pages)
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 # join needs both sides sorted the same way.
 export LC_ALL=C
 

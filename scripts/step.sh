@@ -15,7 +15,7 @@
 # directory's NAME/ (compare-steps.sh takes directories).
 # usage: step.sh REV
 DEFAULT_KFLAVOR=bench
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 need_uint STEP_SKIP
 
 rev=${1:?usage: step.sh REV}
@@ -32,7 +32,7 @@ show() { for f in $funcs; do sed -n '1,/^$/p' "$out/steps-$f.txt"; done; }
 bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 # The guest's init is part of the request too: its image's name is its key.
 initrd=$("$TOP/qemu/mkinitramfs.sh") || die "could not make the guest's initramfs"
-key=$( { cat "$K_DIR/build.key" "$0" "$TOP/scripts/boot.sh" "$TOP/scripts/step.py";
+key=$( { cat "$K_DIR/build.key" "$0" "$TOP/scripts/boot.sh" "$TOP/scripts/lib/step.py";
 	echo "${initrd##*/} $funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-} ${STEP_APPEND:-}"; env | grep '^STEP_COND_' | sort || true; } | sha1sum | cut -c1-16)
 keyfile=$out/steps.key
 [[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
@@ -51,7 +51,7 @@ say "$K_NAME: stepping $funcs (gdb on port $port)"
 	"$K_DIR" >/dev/null 2>&1 &
 boot=$!
 STEP_FUNCS=$funcs STEP_SYSMAP=$K_DIR/System.map STEP_OUT=$tmp STEP_PORT=$port \
-	timeout 600 gdb -q -batch -nx -x "$TOP/scripts/step.py" >"$tmp/gdb.log" 2>&1
+	timeout 600 gdb -q -batch -nx -x "$TOP/scripts/lib/step.py" >"$tmp/gdb.log" 2>&1
 status=$?
 # A guest step that failed before the calls (a cgroup controller the
 # kernel lacks, say) leaves counts of another set-up than the one asked

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Settings: every variable the host scripts and the Makefile read is
 # documented in docs/settings.md, and the page names none that nothing
-# reads (scripts/check-settings.sh).
+# reads (scripts/lib/check-settings.sh).
 # shellcheck disable=SC2016,SC2034 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 

@@ -159,10 +159,10 @@ ok "a series on another kernel line gets a worktree of its own, made by its impo
 
 ok "a series on the repository's own kernel line, or with no base file, works in the main tree" '
 	fixture_env && unset KTREE && mkdir -p own && echo base/6.1 >own/base &&
-	test "$(SERIES_DIR=$PWD/own bash -c ". $T_TOP/scripts/lib.sh; echo \$KTREE")" = "$WORK/linux" &&
-	test "$(SERIES_DIR=$PWD/none bash -c ". $T_TOP/scripts/lib.sh; echo \$KTREE")" = "$WORK/linux" &&
+	test "$(SERIES_DIR=$PWD/own bash -c ". $T_TOP/scripts/lib/lib.sh; echo \$KTREE")" = "$WORK/linux" &&
+	test "$(SERIES_DIR=$PWD/none bash -c ". $T_TOP/scripts/lib/lib.sh; echo \$KTREE")" = "$WORK/linux" &&
 	echo base/6.12 >own/base &&
-	test "$(SERIES_DIR=$PWD/own bash -c ". $T_TOP/scripts/lib.sh; echo \$KTREE")" = "$WORK/linux-6.12"
+	test "$(SERIES_DIR=$PWD/own bash -c ". $T_TOP/scripts/lib/lib.sh; echo \$KTREE")" = "$WORK/linux-6.12"
 '
 
 done_testing

@@ -51,7 +51,7 @@ resolve_one() {
 ok "a newer tarball is imported beside the old base, and becomes the base" '
 	setup && old=$(git -C work/linux rev-parse series) && import_next &&
 	git -C work/linux tag -l "base/*" >tags && printf "base/1.0-1\nbase/1.0-2\n" | diff - tags &&
-	(. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = base/1.0-2) &&
+	(. "$T_TOP/scripts/lib/lib.sh" && test "$(base_tag)" = base/1.0-2) &&
 	test "$(git -C work/linux rev-parse series)" = "$old"
 '
 
@@ -236,7 +236,7 @@ ok "Ctrl-C just before patch 2 is committed: --skip leaves patch 2 out" '
 # tarball of line 2.0 (major.minor), version 2.0-1~deb1u1 (tag form
 # base/2.0-1_deb1u1), whose alloc() returns 4: patch one conflicts there.
 import_line() { import_variant "2.0-1~deb1u1" 2.0-1 "s/return 1/return 4/"; }
-base_is() { (. "$T_TOP/scripts/lib.sh" && test "$(base_tag)" = "$1"); }
+base_is() { (. "$T_TOP/scripts/lib/lib.sh" && test "$(base_tag)" = "$1"); }
 
 ok "a series whose base file names its base stays on it when another kernel line is imported" '
 	setup && echo base/1.0-1 >series/base && old=$(git -C work/linux rev-parse series) && import_line &&

@@ -57,7 +57,7 @@ if [[ -z ${SKIP_KERNEL:-} ]]; then
 	ok "a value Kconfig cannot give is reported by name" '
 		mkdir top && cp -r "$T_TOP/scripts" "$T_TOP/qemu" top/ &&
 		echo "CONFIG_NO_SUCH_OPTION_X=y" >>top/qemu/config/test.config &&
-		must_fail top/scripts/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
+		must_fail top/scripts/lib/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
 	'
 	ok "an option a kernel line does not have is left out by that line's gone.txt, on that line only" '
 		mkdir top && cp -r "$T_TOP/scripts" "$T_TOP/qemu" top/ &&
@@ -65,9 +65,9 @@ if [[ -z ${SKIP_KERNEL:-} ]]; then
 		k=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}/linux &&
 		line=$(git -C "$k" tag -l "base/*" --merged HEAD | sed -nE "1s|^base/([0-9]+[.][0-9]+).*|\1|p") &&
 		mkdir top/qemu/config/$line && echo "CONFIG_NO_SUCH_OPTION_X  gone" >top/qemu/config/$line/gone.txt &&
-		top/scripts/config.sh "$PWD/b" && ! grep -q NO_SUCH_OPTION b/.config &&
+		top/scripts/lib/config.sh "$PWD/b" && ! grep -q NO_SUCH_OPTION b/.config &&
 		mv top/qemu/config/$line top/qemu/config/0.$line &&
-		must_fail top/scripts/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
+		must_fail top/scripts/lib/config.sh "$PWD/b" && must_say "CONFIG_NO_SUCH_OPTION_X=y"
 	'
 else
 	skip "Kconfig gives every value the fragments ask for" "SKIP_KERNEL is set"

@@ -8,7 +8,7 @@
 [[ -z ${SKIP_KERNEL:-} ]] || skip_all "SKIP_KERNEL is set"
 unset SERIES_DIR TARBALL SOURCE_VERSION
 export WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
-. "$T_TOP/scripts/lib.sh"
+. "$T_TOP/scripts/lib/lib.sh"
 # shellcheck source=tests/lib/plain-boot.sh
 . "$T_TOP/tests/lib/plain-boot.sh"
 PROG=t0100

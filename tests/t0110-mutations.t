@@ -10,7 +10,7 @@
 #   also: CASE ERE another case the mutation must fail, and its message
 #                  (one line each: a mutation of shared code breaks several)
 # A mutation written with PA_MUTANT(NAME) (the switch is
-# tests/lib/pa-mutant-switch.diff; scripts/try-mutation.sh commits both)
+# tests/lib/pa-mutant-switch.diff; scripts/lib/try-mutation.sh commits both)
 # is live only in a boot with pa_mutant=NAME, and shares its kernel with
 # the other such mutations of its target; a plain diff gets a kernel of
 # its own, live in every boot.

@@ -6,8 +6,8 @@
 [[ -z ${SKIP_KERNEL:-} ]] || skip_all "SKIP_KERNEL is set"
 unset SERIES_DIR TARBALL SOURCE_VERSION RESULTS KTREE
 export WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
-# shellcheck source=scripts/lib.sh
-. "$T_TOP/scripts/lib.sh"
+# shellcheck source=scripts/lib/lib.sh
+. "$T_TOP/scripts/lib/lib.sh"
 set +e
 "$T_TOP/scripts/import.sh" >/dev/null 2>&1 || skip_all "the kernel tarball could not be imported"
 
@@ -26,7 +26,7 @@ plant_commit() {
 }
 
 # usage: plant_patch PARENT SUBJECT DIFF   (prints the new commit id)
-plant_patch() { "$T_TOP/scripts/try-patch.sh" "$1" "$3" "$2"; }
+plant_patch() { "$T_TOP/scripts/lib/try-patch.sh" "$1" "$3" "$2"; }
 
 # A measurement of the test's own, for the tests of what reads make
 # bench's results (mail, figures), so that they run on a new machine too:

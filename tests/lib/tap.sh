@@ -10,7 +10,7 @@ T_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/pagealloc-test.XXXXXX")
 trap 'rm -rf "$T_SCRATCH"' EXIT
 t_n=0
 t_failed=0
-export PATH="$T_TOP/scripts:$PATH"
+export PATH="$T_TOP/scripts:$T_TOP/scripts/lib:$PATH"
 # One guest initramfs for the whole test file, not one per test.
 export INITRAMFS_DIR=$T_SCRATCH/initramfs
 export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=advice.detachedHead GIT_CONFIG_VALUE_0=false

@@ -40,7 +40,7 @@ else
 		make -s -C "$KTREE" O="$build" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null ;;
 	bench)
 		cp "$TOP/qemu/bench.config" "$frag"
-		deb=$("$TOP/scripts/fetch-debian.sh") || die "Debian's config comes with its binary kernel, which could not be fetched"
+		deb=$("$TOP/scripts/lib/fetch-debian.sh") || die "Debian's config comes with its binary kernel, which could not be fetched"
 		over "$deb/config" ;;
 	esac
 fi

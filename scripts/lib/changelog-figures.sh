@@ -9,10 +9,10 @@ DEFAULT_KFLAVOR=bench
 
 rev=${1:?usage: changelog-figures.sh REV}
 c=$(kgit rev-parse --verify -q "$rev^{commit}") || die "$rev: no such commit"
-after=$("$TOP/scripts/measure-sets.sh" "$c")
-before=$("$TOP/scripts/measure-sets.sh" "$c^")
-"$TOP/scripts/compare.sh" --narrow --show "$HEADLINE" "before=$before" "after=$after"
-"$TOP/scripts/compare.sh" --tsv "before=$before" "after=$after" | PA_HEADLINE=$HEADLINE awk -F'\t' '
+after=$("$TOP/scripts/lib/measure-sets.sh" "$c")
+before=$("$TOP/scripts/lib/measure-sets.sh" "$c^")
+"$TOP/scripts/lib/compare.sh" --narrow --show "$HEADLINE" "before=$before" "after=$after"
+"$TOP/scripts/lib/compare.sh" --tsv "before=$before" "after=$after" | PA_HEADLINE=$HEADLINE awk -F'\t' '
 	$1 ~ ENVIRON["PA_HEADLINE"] { next }
 	{ n++ }
 	$6 == 1 && $5 < 0 { b++; if (!bmin || $5 < bmin) bmin = $5; if (!bmax || $5 > bmax) bmax = $5 }

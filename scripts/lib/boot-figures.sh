@@ -30,7 +30,7 @@ awk '
 		{figures: (map({key: .[0], value: (.[1] | tonumber)}) | from_entries),
 		 units: (map({key: .[0], value: .[2]}) | from_entries)}' >"$dir/figures.json.tmp"
 if [[ -f $dir/profile.txt ]]; then
-	prof=$("$TOP/scripts/profile-figures.sh" "$dir")
+	prof=$("$TOP/scripts/lib/profile-figures.sh" "$dir")
 	jq -s '.[0] + {figures: (.[0].figures + .[1].figures),
 		units: (.[0].units + (.[1].figures | with_entries(.value = (if (.key | test("-share$")) then "%" else "insns" end))))}' \
 		"$dir/figures.json.tmp" "$prof" >"$dir/figures.json"

@@ -86,7 +86,7 @@ compile() {
 	[[ -f $basecfg ]] || die "$name: $frag starts from $basecfg, which does not exist"
 	checker=$(sed -n 's/^# checker: *//p' "$frag")
 	[[ -z $checker ]] || command -v "$checker" >/dev/null || die "$name: the checker '$checker' is not installed (make deps)"
-	key=$( { kgit rev-parse "$c^{tree}"; cat "$frag" "$basecfg" "$TOP/scripts/matrix.sh";
+	key=$( { kgit rev-parse "$c^{tree}"; cat "$frag" "$basecfg" "$TOP/scripts/lib/matrix.sh";
 		printf '%s\n' "${objects[@]}"; } | sha1sum | cut -c1-16)
 	[[ ! -f $out/$name.key || $(cat "$out/$name.key") != "$key" ]] || return 0
 
@@ -100,7 +100,7 @@ compile() {
 	if [[ ! -f $build/.configured ]]; then
 		mkdir -p "$build"
 		xzcat "$basecfg" >"$build/debian.config"
-		"$TOP/scripts/config.sh" "$build" "$build/debian.config" "$frag" ||
+		"$TOP/scripts/lib/config.sh" "$build" "$build/debian.config" "$frag" ||
 			die "$name: the fragment $frag does not apply to Debian's $(basename "$basecfg" .xz)"
 		touch "$build/.configured"
 	fi

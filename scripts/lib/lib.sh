@@ -3,7 +3,7 @@
 
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
 # Two kernels per commit, two jobs.  The check kernel (allnoconfig plus
 # qemu/config/*.config) is small and carries the test options; the bench
@@ -198,7 +198,7 @@ short() { git -C "$KTREE" rev-parse --short=12 "$1"; }
 resolve_kernel() {
 	local c
 	if [[ $1 == debian ]]; then
-		K_DIR=$("$TOP/scripts/debian-kernel.sh") || die "Debian's kernel could not be prepared"
+		K_DIR=$("$TOP/scripts/lib/debian-kernel.sh") || die "Debian's kernel could not be prepared"
 		K_NAME=debian
 	elif [[ -f $1/bzImage ]]; then
 		K_DIR=$(cd "$1" && pwd)
@@ -221,7 +221,7 @@ measure_profile() {
 	need_uint BENCH_PROFILE_K
 	BENCH_K=${BENCH_PROFILE_K:-3} BENCH_PROFILE=1 BENCH_STEPS=hackbench,tbench,pagefault \
 		BENCH_APPEND="init_on_alloc=0 pa.tbench_secs=2 pa.hackbench_loops=400" \
-		BENCH_PAD_CHAR=p "$TOP/scripts/measure.sh" "$1"
+		BENCH_PAD_CHAR=p "$TOP/scripts/lib/measure.sh" "$1"
 }
 
 # The contention set of one kernel: BENCH_CONTEND_K boots (default 5) on
@@ -233,7 +233,7 @@ measure_contend() {
 	need_uint BENCH_CONTEND_K
 	BENCH_K=${BENCH_CONTEND_K:-5} BENCH_MODE=functional BENCH_PROFILE=1 BENCH_STEPS=contend \
 		BENCH_PAD_CHAR=c BENCH_APPEND="init_on_alloc=0${CONTEND:+ pa.contend=$CONTEND}" \
-		"$TOP/scripts/measure.sh" "$1"
+		"$TOP/scripts/lib/measure.sh" "$1"
 }
 
 # Print a progress line that says how far along a long loop is.

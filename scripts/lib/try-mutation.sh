@@ -13,8 +13,8 @@ c=$(kgit rev-parse --verify -q "$1^{commit}") || die "$1: no such commit in $KTR
 shift
 for diff; do
 	if grep -q 'PA_MUTANT(' "$diff" && ! kgit cat-file -e "$c:include/linux/pa_mutant.h" 2>/dev/null; then
-		c=$("$TOP/scripts/try-patch.sh" "$c" "$TOP/tests/lib/pa-mutant-switch.diff" "mutation switch: pa_mutant=") || exit 1
+		c=$("$TOP/scripts/lib/try-patch.sh" "$c" "$TOP/tests/lib/pa-mutant-switch.diff" "mutation switch: pa_mutant=") || exit 1
 	fi
-	c=$("$TOP/scripts/try-patch.sh" "$c" "$diff" "mutation: $(basename "$diff")") || exit 1
+	c=$("$TOP/scripts/lib/try-patch.sh" "$c" "$diff" "mutation: $(basename "$diff")") || exit 1
 done
 echo "$c"

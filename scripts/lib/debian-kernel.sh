@@ -8,7 +8,7 @@
 # usage: debian-kernel.sh
 . "$(dirname "$0")/lib.sh"
 
-deb=$("$TOP/scripts/fetch-debian.sh") || die "Debian's binary kernel could not be fetched"
+deb=$("$TOP/scripts/lib/fetch-debian.sh") || die "Debian's binary kernel could not be fetched"
 version=$(jq -r .version "$deb/package.json")
 release=$(jq -r .release "$deb/package.json")
 out=$RESULTS/debian-$version

@@ -34,7 +34,7 @@ profile=() profile_inputs=()
 if [[ ${BENCH_PROFILE:-0} == 1 ]]; then
 	profile=(--profile)
 	# What turns a profile into figures is part of what was measured.
-	profile_inputs=("$TOP/scripts/profile-figures.sh" "$TOP/qemu/profile/buckets.tsv")
+	profile_inputs=("$TOP/scripts/lib/profile-figures.sh" "$TOP/qemu/profile/buckets.tsv")
 fi
 rev=${1:?usage: measure.sh REV}
 resolve_kernel "$rev"
@@ -58,7 +58,7 @@ jobs=1
 # Boots started side by side must not each build the initramfs or the
 # plugin into the same scratch file.
 "$TOP/qemu/mkinitramfs.sh" >/dev/null
-[[ ${#profile[@]} -eq 0 ]] || "$TOP/scripts/paprof-plugin.sh" >/dev/null
+[[ ${#profile[@]} -eq 0 ]] || "$TOP/scripts/lib/paprof-plugin.sh" >/dev/null
 dirs=$(mktemp -d)
 trap 'rm -rf "$dirs"' EXIT
 one_boot() {
@@ -67,7 +67,7 @@ one_boot() {
 	d=$("$TOP/scripts/boot.sh" --mode "$mode" --run "$steps" "${profile[@]}" \
 		--append "$append pa.pad=$pad${args:+ pa.bench=$args}" "$K_DIR") ||
 		{ say "$K_NAME: benchmark boot $k (pa.pad=$pad): $(jq -r .reason "$d/verdict.json" 2>/dev/null)"; return 1; }
-	"$TOP/scripts/boot-figures.sh" "$d" >/dev/null ||
+	"$TOP/scripts/lib/boot-figures.sh" "$d" >/dev/null ||
 		{ say "$K_NAME: benchmark boot $k (pa.pad=$pad): no figures from $d"; return 1; }
 	echo "$d" >"$dirs/$k"
 }

@@ -5,9 +5,9 @@
 # usage: check-settings.sh [TOP]     (TOP: the repository, default this one)
 #
 # A setting is a name the code reads with a fallback or a test for being set:
-#   scripts/*.sh, bisect/*, qemu/*.sh   ${NAME:-…} ${NAME-…} ${NAME:=…}
+#   scripts/{,lib/}*.sh, bisect/*, qemu/*.sh ${NAME:-…} ${NAME-…} ${NAME:=…}
 #                                       ${NAME=…} ${NAME:+…} ${NAME+…}
-#   scripts/*.py                        os.environ.get("NAME"
+#   scripts/lib/*.py                    os.environ.get("NAME"
 #   Makefile                            $(NAME), as in $(or $(REV),…), and
 #                                       $(call flag,NAME,…); not the names
 #                                       it assigns itself (S := scripts)
@@ -21,7 +21,7 @@
 # read it) and each that is documented but not read; exit status 1 if any.
 set -euo pipefail
 
-TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+TOP=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 doc=$TOP/docs/settings.md
 
 # Names the code reads that are not settings for a user: each is set by
@@ -37,7 +37,7 @@ internal=(
 [[ -f $doc ]] || { echo "check-settings: $doc: no such file" >&2; exit 1; }
 
 files=()
-for f in "$TOP"/scripts/*.sh "$TOP"/scripts/*.py "$TOP"/bisect/* "$TOP"/qemu/*.sh "$TOP"/Makefile; do
+for f in "$TOP"/scripts/*.sh "$TOP"/scripts/lib/*.sh "$TOP"/scripts/lib/*.py "$TOP"/bisect/* "$TOP"/qemu/*.sh "$TOP"/Makefile; do
 	[[ -f $f ]] && files+=("$f")
 done
 

@@ -13,7 +13,7 @@ DEFAULT_KFLAVOR=bench
 need_uint BENCH_K BENCH_JOBS BENCH_ZERO_K BENCH_PROFILE_K
 
 rev=${1:?usage: measure-sets.sh REV}
-main=$("$TOP/scripts/measure.sh" "$rev") || die "$rev could not be measured"
+main=$("$TOP/scripts/lib/measure.sh" "$rev") || die "$rev could not be measured"
 zk=${BENCH_ZERO_K:-3} pk=${BENCH_PROFILE_K:-3}
 out=$main
 # merge SET-JSON JQ-FILTER: the set's samples, filtered, added to $out.
@@ -27,7 +27,7 @@ merge() {
 	out=$into
 }
 if [[ $zk -gt 0 ]]; then
-	zero=$(BENCH_K=$zk BENCH_STEPS=bench BENCH_APPEND="init_on_alloc=1" "$TOP/scripts/measure.sh" "$rev") ||
+	zero=$(BENCH_K=$zk BENCH_STEPS=bench BENCH_APPEND="init_on_alloc=1" "$TOP/scripts/lib/measure.sh" "$rev") ||
 		die "$rev could not be measured with init_on_alloc=1"
 	merge "$zero" 'with_entries(.key += "-ioa1")'
 fi
