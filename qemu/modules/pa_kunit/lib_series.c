@@ -109,6 +109,23 @@ void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
 }
 
 /*
+ * Blocks the next refill of an empty list takes, pcp->high pinned
+ * (nr_pcp_alloc()): at order 0 the batch scaled by alloc_factor but
+ * leaving a batch of room below pcp->high, above it one batch in blocks.
+ */
+int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order)
+{
+	int batch = READ_ONCE(pcp->batch);
+
+	if (READ_ONCE(pcp->high) < batch)
+		return 1;
+	if (!order)
+		return min(batch << pcp->alloc_factor,
+			   max(READ_ONCE(pcp->high) - pcp->count - batch, batch));
+	return batch > 1 ? max(batch >> order, 2) : 1;
+}
+
+/*
  * The next high-order free drains: frees ran in a row, the last of a high
  * order, and the list keeps a batch if it must (free_unref_page_commit()).
  */
@@ -126,6 +143,14 @@ void pa_pcp_pin_high(struct kunit *test, struct zone *zone)
 /* 6.1's refill always takes one batch. */
 void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
 {
+}
+
+/* 6.1's refill takes one batch, in blocks of the order (rmqueue_pcplist()). */
+int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order)
+{
+	int batch = READ_ONCE(pcp->batch);
+
+	return batch > 1 ? max(batch >> order, 2) : 1;
 }
 
 /* 6.1: a trim raises pcp->free_factor; a high-order free then drains all. */

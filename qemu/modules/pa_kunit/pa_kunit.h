@@ -225,6 +225,7 @@ void *pa_kvzalloc(struct kunit *test, size_t bytes);
 int pa_overflow_pages(struct per_cpu_pages *pcp);
 void pa_pcp_pin_high(struct kunit *test, struct zone *zone);
 void pa_pcp_unscale_refill(struct per_cpu_pages *pcp);
+int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order);
 bool pa_pcp_drain_armed(struct per_cpu_pages *pcp);
 long pa_zone_free(struct zone *zone);
 long pa_zone_free_total(struct zone *zone);

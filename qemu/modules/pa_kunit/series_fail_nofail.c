@@ -138,6 +138,7 @@ struct pa_nofail_slow {
 	struct pa_pages *held;
 	bool shut;			/* fast path refused order 1 */
 	bool open;			/* min watermark allowed order 1 */
+	bool moved;			/* ...no longer, when the request came */
 	bool order0_tried;
 	struct page *page1, *page0;
 };
@@ -201,6 +202,13 @@ static void pa_nofail_request(struct pa_nofail_slow *s)
 	const gfp_t gfp = PA_GFP_NOFAIL_SLOW | PA_GFP_DMA_ONLY;
 	int nid = zone_to_nid(s->dma);
 
+	/*
+	 * A request that may sleep comes after stop_machine(): should
+	 * anything have moved ZONE_DMA meanwhile, it could loop for good.
+	 */
+	s->moved = !pa_fast_path_shut(nid, ZONE_DMA, 1) || !pa_min_path_open(s->dma, 1, ZONE_DMA);
+	if (s->moved)
+		return;
 	s->page1 = __alloc_pages_node(nid, gfp, 1);
 	if (s->page1)
 		pa_pages_add(s->held, s->page1, 1);
@@ -245,6 +253,7 @@ void pagealloc_series_nofail_order1_slow_path_does_not_warn(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, s.shut, "ZONE_DMA stayed above its low watermark");
 	if (!s.open)
 		kunit_skip(test, "ZONE_DMA has no order-1 block above its min watermark");
+	KUNIT_ASSERT_FALSE_MSG(test, s.moved, "ZONE_DMA moved before the request; not made");
 	KUNIT_ASSERT_NOT_NULL_MSG(test, s.page1, "order-1 __GFP_NOFAIL in the slow path");
 	KUNIT_ASSERT_PTR_EQ(test, page_zone(s.page1), s.dma);
 	if (s.order0_tried)

@@ -8,7 +8,7 @@
  * go round the list and leave the preempt count as they found it.
  *
  * Where pcp->high tunes itself (6.7 on, PA_PCP_HIGH_TUNED), an order-0 refill
- * that follows a refill with no free between takes twice the batch, a
+ * that follows a refill with no free between takes up to twice the batch, a
  * run of frees overflows the list only once pcp->high is pinned, and a
  * high-order free drains only after another high-order free: the cases
  * expect that kernel's behaviour there, 6.1's on 6.1.
@@ -35,7 +35,7 @@ struct pa_refill {
 	long count_left;		/* pcp count change over the whole refill */
 	bool emptied;			/* the list was empty afterwards */
 	long free_drop_again, count_rise_again;	/* the next refill */
-	int growth;			/* its size in batches */
+	long blocks_again;		/* blocks it must take */
 	unsigned long bad;		/* blocks misplaced, free or not cleared */
 };
 
@@ -66,7 +66,8 @@ static struct page *pa_refill_take(struct pa_refill *r)
  * list, from which the next requests are served in list order without
  * touching the buddy lists, until the list is empty and the next
  * request refills it again: with one batch again on 6.1, with two at
- * order 0 where refills scale (the first refill starts unscaled).
+ * order 0 where refills scale (the first refill starts unscaled) and
+ * pcp->high, pinned, leaves the room.
  */
 static int pa_refill_fn(void *arg)
 {
@@ -76,9 +77,6 @@ static int pa_refill_fn(void *arg)
 	struct page *page;
 	long free, count, n;
 
-	r->zone = pa_roomy_zone(0);
-	if (!r->zone)
-		return 0;
 	pcp = this_cpu_ptr(r->zone->per_cpu_pageset);
 	list = &pcp->lists[pa_pindex(r->order, r->mt)];
 
@@ -94,12 +92,11 @@ static int pa_refill_fn(void *arg)
 		return 0;
 
 	r->batch = pcp->batch;
-	r->blocks = r->batch > 1 ? max(r->batch >> r->order, 2) : 1;
+	pa_pcp_unscale_refill(pcp);
+	r->blocks = pa_pcp_refill_blocks(pcp, r->order);
 	if (r->blocks > PA_REFILL_MAX)
 		return 0;
 
-	pa_pcp_unscale_refill(pcp);
-	r->growth = (PA_PCP_HIGH_TUNED && !r->order) ? 2 : 1;
 	free = pa_zone_free(r->zone);
 	count = pcp->count;
 	if (!pa_refill_take(r))
@@ -128,6 +125,7 @@ static int pa_refill_fn(void *arg)
 
 	free = pa_zone_free(r->zone);
 	count = pcp->count;
+	r->blocks_again = pa_pcp_refill_blocks(pcp, r->order);
 	if (!pa_refill_take(r))
 		return 0;
 	r->free_drop_again = free - pa_zone_free(r->zone);
@@ -140,10 +138,12 @@ static void pa_check_refill(struct kunit *test, struct page **next, unsigned int
 	struct pa_refill r = { .order = order, .mt = mt, .next = next };
 	long pages;
 
-	r.held = pa_pages_new(test, false);
-	KUNIT_ASSERT_EQ(test, stop_machine(pa_refill_fn, &r, NULL), 0);
+	r.zone = pa_roomy_zone(0);
 	if (!r.zone)
 		kunit_skip(test, "no zone has free memory to spare");
+	pa_pcp_pin_high(test, r.zone);
+	r.held = pa_pages_new(test, false);
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_refill_fn, &r, NULL), 0);
 
 	KUNIT_ASSERT_FALSE_MSG(test, r.not_empty, "order %u: pcp list not emptied", order);
 	KUNIT_ASSERT_FALSE_MSG(test, r.failed, "order %u: allocation failed", order);
@@ -163,9 +163,9 @@ static void pa_check_refill(struct kunit *test, struct page **next, unsigned int
 			    order);
 	KUNIT_ASSERT_EQ_MSG(test, r.count_left, 0L, "order %u: pcp count", order);
 	KUNIT_ASSERT_TRUE_MSG(test, r.emptied, "order %u: list not empty", order);
-	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_again, r.growth * pages,
-			    "order %u second refill, %d batches", order, r.growth);
-	KUNIT_ASSERT_EQ_MSG(test, r.count_rise_again, r.growth * pages - (1L << order),
+	KUNIT_ASSERT_EQ_MSG(test, r.free_drop_again, r.blocks_again << order,
+			    "order %u second refill, %ld blocks", order, r.blocks_again);
+	KUNIT_ASSERT_EQ_MSG(test, r.count_rise_again, (r.blocks_again - 1) << order,
 			    "order %u second refill: pcp count", order);
 	KUNIT_ASSERT_EQ_MSG(test, r.bad, 0UL, "order %u: blocks misplaced, free or dirty",
 			    order);
