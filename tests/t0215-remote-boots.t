@@ -87,6 +87,14 @@ ok "a host that goes away during the boot is an infrastructure failure, and the 
 	jq -e ".verdict == \"pass\"" "$(tail -n1 out)/verdict.json"
 '
 
+ok "boots that run at the same time go to hosts of their own" '
+	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU_SECS=3 && start_host host-b 127.0.0.6 &&
+	{ BOOT_HOSTS="host-a host-b" boot.sh --run kunit base/1.0-1 >out 2>err & } && b=$! &&
+	for _ in $(seq 100); do grep -q qemu remote-qemu-host-a.log 2>/dev/null && break; sleep 0.1; done &&
+	BOOT_HOSTS="host-a host-b" boot.sh --run stress base/1.0-1 >out2 2>err2 && wait "$b" &&
+	must_say "booted on host-a" err && must_say "booted on host-b" err2 && test -s remote-qemu-host-b.log
+'
+
 ok "a kernel that fails on the host fails, and is cached as a kernel verdict" '
 	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU=panic &&
 	BOOT_HOSTS=host-a must_fail boot.sh --run kunit base/1.0-1 && must_say "booted on host-a" && must_say "Kernel panic" &&

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run one boot's QEMU, within LIMIT seconds: here, or with BOOT_HOSTS
 # (ssh destinations with QEMU installed) on the first of them that takes
-# it.  There the kernel and initramfs travel, and the serial files and
+# it, a host that no other boot holds first.  There the kernel and initramfs travel, and the serial files and
 # QEMU's output come back into DIR as a boot here leaves them.  The exit
 # status is that of QEMU (or of timeout, at the limit).  A host that
 # cannot be reached, or that goes away during the boot, says nothing
@@ -43,12 +43,33 @@ run_on() {
 	[[ $status =~ ^[0-9]+$ ]]
 }
 
-for h in "${hosts[@]}"; do
+# try HOST -n|-x QEMU-COMMAND...: the boot on HOST while holding HOST's lock
+# under $WORK, so that the boots make check runs beside each other go to
+# hosts of their own; -n: only if no other boot holds it, -x: wait for it.
+try() {
+	local h=$1 wait=$2 fd
+	shift 2
+	exec {fd}>>"$locks/${h////_}"
+	flock "$wait" "$fd" || { exec {fd}>&-; return 2; }
 	if run_on "$h" "$@"; then
 		say "booted on $h"
 		exit "$status"
 	fi
+	exec {fd}>&-
 	say "$h could not run the boot: an infrastructure failure, not the kernel's; trying the next host"
+	return 1
+}
+
+# First the hosts that are not booting, in order; then the busy ones,
+# each waited for in turn; then this machine.
+locks=$WORK/boot-hosts
+[[ ${#hosts[@]} -eq 0 ]] || mkdir -p "$locks"
+busy=()
+for h in "${hosts[@]}"; do
+	try "$h" -n "$@" || [[ $? == 1 ]] || busy+=("$h")
+done
+for h in "${busy[@]}"; do
+	try "$h" -x "$@" || true
 done
 [[ ${#hosts[@]} -eq 0 ]] || say "no host of BOOT_HOSTS ran the boot: running it here"
 rm -f "${back[@]/#/$dir/}"
