@@ -99,7 +99,10 @@ boot_and_write_row() {
 	write_row "$1"
 }
 
-i=0 booting=''
+read -ra boot_hosts <<<"${BOOT_HOSTS:-}"
+groups=${#boot_hosts[@]}
+[[ $groups -gt 0 ]] || groups=1
+i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	subj=$(kgit log -1 --format=%s "$c")
@@ -132,9 +135,12 @@ for c in "${commits[@]}"; do
 		fi
 		matrix=${matrix:--}
 	fi
-	[[ -z $booting ]] || wait "$booting" || true
+	# Here the boots of one commit at a time; with boot hosts, the boots
+	# of as many commits as there are hosts.
+	while [[ $(jobs -pr | wc -l) -ge $groups ]]; do
+		wait -n || true
+	done
 	boot_and_write_row "$i" &
-	booting=$!
 done
 wait
 

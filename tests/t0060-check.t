@@ -6,12 +6,6 @@
 . "$(dirname "$0")/lib/tap.sh"
 
 setup() { fake_check_setup; }
-patch_from() { # NAME SUBJECT SED-EXPR
-	sed -i "$3" scratch/mm/page_alloc.c &&
-	git -C scratch diff --full-index >"$1.diff" &&
-	git -C scratch -c user.name=x -c user.email=x@x commit -qam "$2" &&
-	add_patch "$1" "$2" "$1.diff"
-}
 
 ok "check builds and boots the base and every commit and prints one row each" '
 	setup && patch_from one "mm: one" "s/return 1/return 2/" &&

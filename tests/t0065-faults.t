@@ -11,12 +11,6 @@ setup() {
 	fake_check_setup &&
 	base=$(git -C work/linux rev-parse "base/1.0-1^{commit}") && res=work/results/$base
 }
-patch_from() { # NAME SUBJECT SED-EXPR [FILE]
-	sed -i "$3" "scratch/${4:-mm/page_alloc.c}" &&
-	git -C scratch add -f "${4:-mm/page_alloc.c}" && git -C scratch diff --cached --full-index >"$1.diff" &&
-	git -C scratch -c user.name=x -c user.email=x@x commit -qm "$2" &&
-	add_patch "$1" "$2" "$1.diff"
-}
 # The boot directories of the base's result directory.
 boot_dirs() { find "$res/" -maxdepth 1 -name "boot-*" ! -name "*.lock" | sort; }
 

@@ -44,25 +44,14 @@ ok "a second machine's first build hits the shared cache, and builds the same ke
 	cmp first work/results/$c/bzImage
 '
 
-# Machine A's build, then machine B's, with its $WORK on another path
-# (the kernel tree and its builds moved there); CCACHE_BASEDIR as given.
-# usage: two_paths CCACHE_BASEDIR-OF-B
-two_paths() {
-	start_redis "$port" && export CCACHE_REMOTE_STORAGE=redis://127.0.0.2:$port &&
+# ccache hashes absolute paths: a $WORK on another path misses.  (Its
+# CCACHE_BASEDIR would hit, but changes the objects: see docs/workflow.md.)
+ok "a second machine whose \$WORK lies on another path misses the shared cache" '
+	fake_check_setup && start_redis "$port" && export CCACHE_REMOTE_STORAGE=redis://127.0.0.2:$port &&
 	CCACHE_DIR=$PWD/ccache-a check.sh >/dev/null 2>&1 &&
 	rm -rf work/results work/build && mkdir other && mv work other/ &&
 	export WORK=$PWD/other/work KTREE=$PWD/other/work/linux &&
-	CCACHE_BASEDIR=$1 CCACHE_DIR=$PWD/ccache-b check.sh >/dev/null 2>&1
-}
-
-ok "the shared cache hits from a \$WORK on another path too" '
-	fake_check_setup && unset CCACHE_BASEDIR && two_paths "$PWD/other/work" &&
-	test "$(CCACHE_DIR=$PWD/ccache-b counter remote_storage_hit)" -gt 0 &&
-	test "$(CCACHE_DIR=$PWD/ccache-b counter cache_miss)" = 0
-'
-
-ok "with absolute paths hashed (CCACHE_BASEDIR empty), another path misses" '
-	fake_check_setup && two_paths "" &&
+	CCACHE_DIR=$PWD/ccache-b check.sh >/dev/null 2>&1 &&
 	test "$(CCACHE_DIR=$PWD/ccache-b counter cache_miss)" -gt 0
 '
 

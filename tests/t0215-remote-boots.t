@@ -95,6 +95,14 @@ ok "boots that run at the same time go to hosts of their own" '
 	must_say "booted on host-a" err && must_say "booted on host-b" err2 && test -s remote-qemu-host-b.log
 '
 
+ok "make check with two boot hosts boots two commits at once, one on each host" '
+	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU_SECS=4 && start_host host-b 127.0.0.6 &&
+	patch_from one "mm: one" "s/return 1/return 2/" &&
+	BOOT_HOSTS="host-a host-b" check.sh >table 2>err &&
+	test "$(grep -cE "^[0-9a-f]{12} .* pass" table)" = 2 &&
+	must_say "booted on host-a" err && must_say "booted on host-b" err
+'
+
 ok "a kernel that fails on the host fails, and is cached as a kernel verdict" '
 	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU=panic &&
 	BOOT_HOSTS=host-a must_fail boot.sh --run kunit base/1.0-1 && must_say "booted on host-a" && must_say "Kernel panic" &&

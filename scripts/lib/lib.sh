@@ -384,9 +384,6 @@ with_msg_author() {
 use_compiler() {
 	export CCACHE_DIR=${CCACHE_DIR:-$WORK/ccache}
 	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
-	# Paths under $WORK hashed relative to the build directory, so that a
-	# shared cache hits from another $WORK path too; empty: absolute.
-	export CCACHE_BASEDIR=${CCACHE_BASEDIR-$WORK}
 	# shellcheck disable=SC2034 # used by the scripts that call this
 	KCC="ccache gcc"
 	if [[ -n ${DISTCC_HOSTS:-} ]]; then

@@ -14,6 +14,7 @@
 dir=$1 limit=$2 kernel=$3 cmdline=$4
 shift 4
 read -ra hosts <<<"${BOOT_HOSTS:-}"
+nhosts=${#hosts[@]}
 ssh_opts=(-o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=15 -o ServerAliveCountMax=4)
 [[ -z ${BOOT_SSH_CONFIG:-} ]] || ssh_opts=(-F "$BOOT_SSH_CONFIG" "${ssh_opts[@]}")
 back=(console.log results.txt qemu.out status)
@@ -43,14 +44,15 @@ run_on() {
 	[[ $status =~ ^[0-9]+$ ]]
 }
 
-# try HOST -n|-x QEMU-COMMAND...: the boot on HOST while holding HOST's lock
+# try HOST QEMU-COMMAND...: the boot on HOST while holding HOST's lock
 # under $WORK, so that the boots make check runs beside each other go to
-# hosts of their own; -n: only if no other boot holds it, -x: wait for it.
+# hosts of their own.  Returns 2 when another boot holds the host, 1
+# when the host could not run the boot.
 try() {
-	local h=$1 wait=$2 fd
-	shift 2
+	local h=$1 fd
+	shift
 	exec {fd}>>"$locks/${h////_}"
-	flock "$wait" "$fd" || { exec {fd}>&-; return 2; }
+	flock -n "$fd" || { exec {fd}>&-; return 2; }
 	if run_on "$h" "$@"; then
 		say "booted on $h"
 		exit "$status"
@@ -60,18 +62,21 @@ try() {
 	return 1
 }
 
-# First the hosts that are not booting, in order; then the busy ones,
-# each waited for in turn; then this machine.
+# The hosts in order, each taken if no other boot holds it; while all
+# that are left are busy, the first to come free; then this machine.
 locks=$WORK/boot-hosts
 [[ ${#hosts[@]} -eq 0 ]] || mkdir -p "$locks"
-busy=()
-for h in "${hosts[@]}"; do
-	try "$h" -n "$@" || [[ $? == 1 ]] || busy+=("$h")
+while [[ ${#hosts[@]} -gt 0 ]]; do
+	busy=()
+	for h in "${hosts[@]}"; do
+		rc=0
+		try "$h" "$@" || rc=$?
+		[[ $rc != 2 ]] || busy+=("$h")
+	done
+	hosts=("${busy[@]}")
+	[[ ${#hosts[@]} -eq 0 ]] || sleep 1
 done
-for h in "${busy[@]}"; do
-	try "$h" -x "$@" || true
-done
-[[ ${#hosts[@]} -eq 0 ]] || say "no host of BOOT_HOSTS ran the boot: running it here"
+[[ $nhosts -eq 0 ]] || say "no host of BOOT_HOSTS ran the boot: running it here"
 rm -f "${back[@]/#/$dir/}"
 exec timeout -k 5 "$limit" "$@" -kernel "$kernel" -initrd "$dir/initrd" -append "$cmdline" \
 	-serial "file:$dir/console.log" -serial "file:$dir/results.txt" </dev/null >"$dir/qemu.out" 2>&1

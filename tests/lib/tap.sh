@@ -116,6 +116,17 @@ fixture_matrix() {
 	printf '# base-config: rt_amd64\n' >"$MATRIX/rt.config"
 }
 
+# A commit on the fixture's scratch clone of FILE (default
+# mm/page_alloc.c) edited by a sed expression, written into the series
+# directory as patch NAME.
+# usage: patch_from NAME SUBJECT SED-EXPR [FILE]
+patch_from() {
+	sed -i "$3" "scratch/${4:-mm/page_alloc.c}" &&
+	git -C scratch add -f "${4:-mm/page_alloc.c}" && git -C scratch diff --cached --full-index >"$1.diff" &&
+	git -C scratch -c user.name=x -c user.email=x@x commit -qm "$2" &&
+	add_patch "$1" "$2" "$1.diff"
+}
+
 # Write patch NAME into the series directory: message and diff.
 # usage: add_patch NAME "subject" DIFF-FILE [TRAILER-LINE]
 add_patch() {
