@@ -372,6 +372,17 @@ static int pa_isolated_fn(void *arg)
 	return 0;
 }
 
+/* Free the pageblock a page at a time, then count what stayed parked. */
+static int pa_isolated_free_fn(void *arg)
+{
+	struct pa_isolated *c = arg;
+	unsigned long i;
+
+	for (i = 0; i < c->nr; i++)
+		__free_page(pfn_to_page(c->pfn + i));
+	return pa_isolated_fn(c);
+}
+
 static void pa_isolated_read(struct kunit *test, struct pa_isolated *c)
 {
 	KUNIT_ASSERT_EQ(test, stop_machine(pa_isolated_fn, c, NULL), 0);
@@ -388,14 +399,16 @@ static void pa_isolated_read(struct kunit *test, struct pa_isolated *c)
 void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kunit *test)
 {
 	struct pa_isolated c = { .nr = pageblock_nr_pages };
+	/* stop_machine() runs its function there: a local zone, never drained as remote */
+	int nid = cpu_to_mem(cpumask_first(cpu_online_mask));
 	struct page *page;
-	unsigned long i, parked;
+	unsigned long parked;
 	long off_before, off_held;
 	int mt, ret;
 
-	page = alloc_pages_node(numa_mem_id(), GFP_HIGHUSER_MOVABLE | __GFP_THISNODE |
+	page = alloc_pages_node(nid, GFP_HIGHUSER_MOVABLE | __GFP_THISNODE |
 				__GFP_NORETRY | __GFP_NOWARN, pageblock_order);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "no free pageblock on node %d", numa_mem_id());
+	KUNIT_ASSERT_NOT_NULL_MSG(test, page, "no free pageblock on node %d", nid);
 	mt = pa_pageblock_mt(page);
 	c.zone = page_zone(page);
 	c.pfn = page_to_pfn(page);
@@ -413,9 +426,11 @@ void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kun
 	 */
 	pa_isolated_read(test, &c);
 	off_before = c.off;
-	for (i = 0; i < c.nr; i++)
-		__free_page(page + i);
-	pa_isolated_read(test, &c);
+	/*
+	 * With nothing else running, so that no vmstat work (6.12 decays
+	 * pcp->high and drains there) empties the list before it is counted.
+	 */
+	KUNIT_ASSERT_EQ(test, stop_machine(pa_isolated_free_fn, &c, NULL), 0);
 	parked = c.parked;
 	KUNIT_ASSERT_GT_MSG(test, parked, 0UL, "no page of the pageblock left on a pcp list");
 
