@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The KUnit suite can fail: each mutation under tests/mutations/ breaks one
+# The KUnit suite can fail: each mutation under tests/mutations/ (a series
+# directory's own mutations/, TEST_SERIES_DIR=series-6.12) breaks one
 # behaviour of the allocator, on the base or on the commit of the series
 # that brings the code it breaks.  NAME.expect says what must happen:
 #   line 1         the KUnit case that must fail ([suite.]case)
@@ -25,6 +26,8 @@
 . "$(dirname "$0")/lib/kernel.sh"
 
 ensure_series >/dev/null 2>&1 || skip_all "the series could not be replayed"
+mutations=$T_TOP/tests/mutations
+[[ ! -d $SERIES_DIR/mutations ]] || mutations=$SERIES_DIR/mutations
 base=$(kgit rev-parse "$(base_tag)^{commit}")
 mapfile -t names < <(series_names)
 mapfile -t commits < <(kgit rev-list --reverse "$base..$BRANCH")
@@ -75,7 +78,7 @@ targets_of() { # EXPECT
 # line, in the order of the targets in the series (the base is 0).
 mutant_targets() {
 	local m on i
-	for m in "$T_TOP"/tests/mutations/*.diff; do
+	for m in "$mutations"/*.diff; do
 		while read -r on; do
 			i=0
 			[[ $on == base ]] || i=$(printf "%s\n" "${names[@]}" | grep -nxF "$on" | cut -d: -f1)
@@ -151,7 +154,7 @@ unswitched_runs() { # RUN...
 boots_of() {
 	local key runs=() r
 	while read -r key; do
-		r=$(mutant_run "$T_TOP/tests/mutations/${key%@*}.expect")
+		r=$(mutant_run "$mutations/${key%@*}.expect")
 		runs+=("$r")
 		echo "$r|${append[$key]}"
 	done < <(members_of "$1")
@@ -213,7 +216,7 @@ for g in "${groups[@]}"; do
 	'
 done
 
-for m in "$T_TOP"/tests/mutations/*.diff; do
+for m in "$mutations"/*.diff; do
 	name=$(basename "$m" .diff)
 	expect=${m%.diff}.expect
 	RUN=$(mutant_run "$expect")

@@ -4,7 +4,10 @@
 # throwaway commits on the imported base without touching any branch.
 
 [[ -z ${SKIP_KERNEL:-} ]] || skip_all "SKIP_KERNEL is set"
+# The repository's series, whatever the caller's environment says;
+# TEST_SERIES_DIR runs them on another (SERIES_DIR=series-6.12's).
 unset SERIES_DIR TARBALL SOURCE_VERSION RESULTS KTREE
+[[ -z ${TEST_SERIES_DIR:-} ]] || export SERIES_DIR=$TEST_SERIES_DIR
 export WORK=${WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/pagealloc}
 # shellcheck source=scripts/lib/lib.sh
 . "$T_TOP/scripts/lib/lib.sh"
