@@ -95,7 +95,7 @@ boot_and_write_row() {
 			verdict=$v why="run=${b%%|*}${append:+ $append}: $(jq -r .reason "$vj")"
 		fi
 	done
-	tests="$p/$f/$s" intree="$ipass/$ifail/$iskip"
+	tests="$p/$f/$s" intree="$ipass/$ifail/$iskip" boot_s=${boot_s:--}
 	write_row "$1"
 }
 
@@ -154,6 +154,8 @@ for ((i = 1; i <= total; i++)); do
 	write_row "$i"
 done
 rows=$(for ((i = 1; i <= total; i++)); do cat "$rowdir/$i"; done)
+# The rows as they are, for tools (scripts/lib/scale-model.py).
+printf '%s\n' "$rows" >"$WORK/check-table.tsv"
 failed=$(awk -F'\t' '$10 != "pass"' <<<"$rows" | wc -l)
 "$TOP/scripts/lib/table.sh" "${TABLE_FORMAT:-text}" <<<"$rows" | tee "$WORK/check-table.txt"
 [[ $failed -eq 0 ]] || die "$failed of $total commits failed"

@@ -20,6 +20,8 @@ dir=${1:-$(mktemp -d /var/tmp/time-check.XXXXXX)}
 mkdir -p "$dir"
 # The run must start from nothing: none of the caller's caches or series.
 unset CCACHE_DIR CCACHE_DEPEND SERIES_DIR BRANCH BASE TARBALL SOURCE_VERSION RESULTS KTREE BUILD_LOCK KFLAVOR
+# Nor another machine's: a shared cache, a farm, boot hosts.
+unset CCACHE_REMOTE_STORAGE CCACHE_PREFIX DISTCC_HOSTS BOOT_HOSTS BOOT_SSH_CONFIG
 export WORK=$dir/work
 git clone -q "$top" "$dir/repo"
 echo "# $(date -u +%F) $(git -C "$dir/repo" rev-parse --short HEAD) $(nproc) cores; logs in $dir"

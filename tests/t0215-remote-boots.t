@@ -103,6 +103,25 @@ ok "make check with two boot hosts boots two commits at once, one on each host" 
 	must_say "booted on host-a" err && must_say "booted on host-b" err
 '
 
+ok "a host with two slots takes two boots at once; a boot's seconds start with its QEMU, not its wait" '
+	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU_SECS=3 &&
+	{ BOOT_HOSTS="host-a/2" boot.sh --run kunit base/1.0-1 >out 2>err & } && b=$! &&
+	for _ in $(seq 100); do grep -q qemu remote-qemu-host-a.log 2>/dev/null && break; sleep 0.1; done &&
+	BOOT_HOSTS="host-a/2" boot.sh --run stress base/1.0-1 >out2 2>err2 &&
+	must_say "booted on host-a" err2 && test "$(grep -c "^qemu$" remote-qemu-host-a.log)" = 2 &&
+	{ BOOT_HOSTS="host-a" boot.sh --force --run kunit base/1.0-1 >out3 2>err3 & } && b2=$! &&
+	for _ in $(seq 100); do test "$(grep -c "^qemu$" remote-qemu-host-a.log)" = 3 && break; sleep 0.1; done &&
+	s=$(date +%s) && BOOT_HOSTS="host-a" boot.sh --force --run stress base/1.0-1 >out4 2>err4 &&
+	wall=$(($(date +%s) - s)) && wait "$b" "$b2" && must_say "booted on host-a" err4 &&
+	jq -e --argjson w "$wall" ".seconds < \$w - 2" "$(tail -n1 out4)/verdict.json"
+'
+
+ok "a host without QEMU passes the boot on, as an infrastructure failure" '
+	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU=absent && start_host host-b 127.0.0.6 &&
+	BOOT_HOSTS="host-a host-b" boot.sh --run kunit base/1.0-1 >out 2>err &&
+	must_say "host-a could not run the boot: an infrastructure failure" err && must_say "booted on host-b" err
+'
+
 ok "a kernel that fails on the host fails, and is cached as a kernel verdict" '
 	fake_check_setup && start_host host-a 127.0.0.4 FAKE_QEMU=panic &&
 	BOOT_HOSTS=host-a must_fail boot.sh --run kunit base/1.0-1 && must_say "booted on host-a" && must_say "Kernel panic" &&

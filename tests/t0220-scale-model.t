@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# scale-model.py: make check's jobs replayed on N machines, on a small
-# table whose answers are worked out by hand.
+# scale-model.py: make check's jobs replayed on N machines, on small
+# tables whose answers are worked out by hand, and on the rows a fixture
+# make check leaves.
 # shellcheck disable=SC2016,SC2034 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 
-# The base and two commits; builds 100, 10 and 20 s; boots side by side.
-# The serial part of a build is the later builds' median, 15 s.
+# The base and two commits, as check.sh leaves them in check-table.tsv:
+# builds 100, 10 and 20 s; boots side by side.  The serial part of a
+# build is the later builds' median, 15 s.
 table() {
-	printf '%s\n' \
-		'commit        subject  build s  new warn  boot s   verdict' \
-		'aaaaaaaaaaaa  (base)   100      0         50/20    pass' \
-		'bbbbbbbbbbbb  one      10       0         40/30    pass' \
-		'cccccccccccc  two      20       0         60/10    pass' >table
+	printf '%s\t%s\t%s\t0\t-\t0\t%s\t2/0/0\t0/0/0\tpass\t\n' \
+		aaaaaaaaaaaa "(base)  two spaces" 100 50/20 \
+		bbbbbbbbbbbb one 10 40/30 \
+		cccccccccccc two 20 60/10 >table
 }
 
 ok "one machine: each commit's boots wait for its build and for the commit before" '
@@ -33,9 +34,23 @@ ok "the build matrix and a cold build given apart count in every commit's build"
 	must_say "^\| 1 \| 6 min 0 s \|" out
 '
 
-ok "a row without times stops the model, naming the file and the row" '
-	table && sed -i "3s|40/30|-|" table &&
-	must_fail scale-model.py table && must_say "table: a row without build or boot times: bbbbbbbbbbbb"
+ok "one machine: a commit builds once the commit before has started booting" '
+	# serial part 35 s; built at 100, 110 s; the third build starts at
+	# 150 s, when the second commit boots: built at 210 s, booted at 270 s
+	table && sed -i "3s/\t20\t/\t60\t/" table && scale-model.py table --matrix 0 --hosts 1 >out &&
+	must_say "^\| 1 \| 4 min 30 s \|" out
+'
+
+ok "a row without times stops the model, naming the file and the line" '
+	table && sed -i "2s|40/30|-|" table &&
+	must_fail scale-model.py table && must_say "table:2: no build and boot times in: bbbbbbbbbbbb"
+'
+
+ok "the rows make check leaves are what the model reads" '
+	fake_check_setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	check.sh >/dev/null 2>&1 && test "$(wc -l <work/check-table.tsv)" = 2 &&
+	scale-model.py work/check-table.tsv --hosts 1,2 >out && must_say "^2 commits;" out &&
+	must_say "^\| 2 \| [0-9]+ min [0-9]+ s \|" out
 '
 
 done_testing

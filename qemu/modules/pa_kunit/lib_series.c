@@ -70,6 +70,21 @@ static void pa_pcp_unpin_high(void *arg)
 	}
 }
 
+/* Every CPU's pcp->high of @zone at @high until the case ends. */
+static void pa_pcp_pin_high_at(struct kunit *test, struct zone *zone, int high)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
+
+		WRITE_ONCE(pcp->high_min, high);
+		WRITE_ONCE(pcp->high_max, high);
+		WRITE_ONCE(pcp->high, high);
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pa_pcp_unpin_high, zone), 0);
+}
+
 /*
  * Freeze every CPU's pcp->high of @zone until the case ends: pcp->high
  * grows by a batch whenever a free finds the list full, up to
@@ -84,19 +99,22 @@ static void pa_pcp_unpin_high(void *arg)
 void pa_pcp_pin_high(struct kunit *test, struct zone *zone)
 {
 	int batch = READ_ONCE(zone->pageset_batch);
-	int high = clamp(READ_ONCE(zone->pageset_high_min), batch << 2,
-			 batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1));
-	int cpu;
 
 	BUILD_BUG_ON(CONFIG_PCP_BATCH_SCALE_MAX < 3);
-	for_each_possible_cpu(cpu) {
-		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
+	pa_pcp_pin_high_at(test, zone, clamp(READ_ONCE(zone->pageset_high_min), batch << 2,
+					     batch << (CONFIG_PCP_BATCH_SCALE_MAX - 1)));
+}
 
-		WRITE_ONCE(pcp->high_min, high);
-		WRITE_ONCE(pcp->high_max, high);
-		WRITE_ONCE(pcp->high, high);
-	}
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pa_pcp_unpin_high, zone), 0);
+/*
+ * Room for @pages more on every CPU's pcp of @zone until the case ends:
+ * pcp->high pinned above anything the lists hold now (at most high_max
+ * and a batch) by @pages, so that no free trims and no vmstat work
+ * decays pcp->high or drains.
+ */
+void pa_pcp_make_room(struct kunit *test, struct zone *zone, int pages)
+{
+	pa_pcp_pin_high_at(test, zone, READ_ONCE(zone->pageset_high_max) + pages +
+			   2 * READ_ONCE(zone->pageset_batch));
 }
 
 /*
@@ -110,18 +128,19 @@ void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
 
 /*
  * Blocks the next refill of an empty list takes, pcp->high pinned
- * (nr_pcp_alloc()): at order 0 the batch scaled by alloc_factor but
- * leaving a batch of room below pcp->high, above it one batch in blocks.
+ * (nr_pcp_alloc()): at order 0 the batch scaled by @factor (the
+ * alloc_factor it must have) but leaving a batch of room below
+ * pcp->high, above it one batch in blocks.
  */
-int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order)
+int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order, int factor)
 {
 	int batch = READ_ONCE(pcp->batch);
+	int high = clamp(READ_ONCE(pcp->high), READ_ONCE(pcp->high_min), READ_ONCE(pcp->high_max));
 
-	if (READ_ONCE(pcp->high) < batch)
+	if (high < batch)
 		return 1;
 	if (!order)
-		return min(batch << pcp->alloc_factor,
-			   max(READ_ONCE(pcp->high) - pcp->count - batch, batch));
+		return min(batch << factor, max(high - pcp->count - batch, batch));
 	return batch > 1 ? max(batch >> order, 2) : 1;
 }
 
@@ -145,8 +164,13 @@ void pa_pcp_unscale_refill(struct per_cpu_pages *pcp)
 {
 }
 
+/* 6.1's pcp->high does not tune itself: no trim comes before it. */
+void pa_pcp_make_room(struct kunit *test, struct zone *zone, int pages)
+{
+}
+
 /* 6.1's refill takes one batch, in blocks of the order (rmqueue_pcplist()). */
-int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order)
+int pa_pcp_refill_blocks(struct per_cpu_pages *pcp, unsigned int order, int factor)
 {
 	int batch = READ_ONCE(pcp->batch);
 

@@ -93,7 +93,7 @@ static int pa_refill_fn(void *arg)
 
 	r->batch = pcp->batch;
 	pa_pcp_unscale_refill(pcp);
-	r->blocks = pa_pcp_refill_blocks(pcp, r->order);
+	r->blocks = pa_pcp_refill_blocks(pcp, r->order, 0);
 	if (r->blocks > PA_REFILL_MAX)
 		return 0;
 
@@ -125,7 +125,8 @@ static int pa_refill_fn(void *arg)
 
 	free = pa_zone_free(r->zone);
 	count = pcp->count;
-	r->blocks_again = pa_pcp_refill_blocks(pcp, r->order);
+	/* The first order-0 refill doubled the next one's batch. */
+	r->blocks_again = pa_pcp_refill_blocks(pcp, r->order, PA_PCP_HIGH_TUNED && !r->order);
 	if (!pa_refill_take(r))
 		return 0;
 	r->free_drop_again = free - pa_zone_free(r->zone);
@@ -399,7 +400,7 @@ static void pa_isolated_read(struct kunit *test, struct pa_isolated *c)
 void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kunit *test)
 {
 	struct pa_isolated c = { .nr = pageblock_nr_pages };
-	/* stop_machine() runs its function there: a local zone, never drained as remote */
+	/* stop_machine() runs its function there: the zone is that CPU's own */
 	int nid = cpu_to_mem(cpumask_first(cpu_online_mask));
 	struct page *page;
 	unsigned long parked;
@@ -427,9 +428,11 @@ void pagealloc_series_isolated_pageblock_drain_keeps_free_count_exact(struct kun
 	pa_isolated_read(test, &c);
 	off_before = c.off;
 	/*
-	 * With nothing else running, so that no vmstat work (6.12 decays
-	 * pcp->high and drains there) empties the list before it is counted.
+	 * With room on the lists, so that no free trims them, and nothing
+	 * else running, so that no vmstat work (6.12 decays pcp->high and
+	 * drains there) empties them before they are counted.
 	 */
+	pa_pcp_make_room(test, c.zone, c.nr);
 	KUNIT_ASSERT_EQ(test, stop_machine(pa_isolated_free_fn, &c, NULL), 0);
 	parked = c.parked;
 	KUNIT_ASSERT_GT_MSG(test, parked, 0UL, "no page of the pageblock left on a pcp list");
