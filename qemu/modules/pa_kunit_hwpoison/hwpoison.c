@@ -9,9 +9,11 @@
  * num_poisoned_pages last, in action_result().  In that window only the
  * allocation checks (check_new_pages()) keep the page from being
  * allocated.  The case frees a MAX_ORDER - 1 block, poisons one of its
- * pages with memory_failure(), and allocates a block of the same order
- * from an ftrace hook on take_page_off_buddy(): the allocator must not
- * return the block that holds the poisoned page.
+ * pages with memory_failure(), and allocates blocks of the same order
+ * from an ftrace hook on take_page_off_buddy(), until it gets that block
+ * or none is left (or 32 others came first: a block freed elsewhere may
+ * head the list): the allocator must not return the block that holds
+ * the poisoned page.
  *
  * It guards check-pages-only-when-asked, which turns those checks off
  * when no debugging option asks for them.  The block is free while
@@ -36,9 +38,17 @@
 #define PA_HWP_ORDER	(MAX_ORDER - 1)
 /* Attempts before a block that stays whole in the window is given up. */
 #define PA_HWP_ATTEMPTS	5
+/*
+ * Blocks the window's allocation may take before the poisoned one: a
+ * block freed elsewhere meanwhile may head the list (128 MiB of them).
+ */
+#define PA_HWP_TAKES	32
 
 static struct page *pa_hwp_block;
 static struct page *pa_hwp_taken;
+/* The other blocks the window took, freed once memory_failure() is done. */
+static struct page *pa_hwp_others[PA_HWP_TAKES];
+static int pa_hwp_nr_others;
 static bool pa_hwp_in_window;
 /* Whether pa_hwp_block was still one free block when the window opened. */
 static bool pa_hwp_whole;
@@ -55,9 +65,16 @@ static void pa_hwp_allocate_in_window(unsigned long ip, unsigned long parent_ip,
 		return;
 	pa_hwp_in_window = true;
 	pa_hwp_whole = PageBuddy(pa_hwp_block) && page_private(pa_hwp_block) == PA_HWP_ORDER;
-	pa_hwp_taken = alloc_pages_node(page_to_nid(pa_hwp_block),
-					GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN,
-					PA_HWP_ORDER);
+	/* Until the poisoned block, the list empty, or enough tried. */
+	for (;;) {
+		pa_hwp_taken = alloc_pages_node(page_to_nid(pa_hwp_block),
+						GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN,
+						PA_HWP_ORDER);
+		if (!pa_hwp_taken || pa_hwp_taken == pa_hwp_block ||
+		    pa_hwp_nr_others == PA_HWP_TAKES)
+			break;
+		pa_hwp_others[pa_hwp_nr_others++] = pa_hwp_taken;
+	}
 }
 
 static struct ftrace_ops pa_hwp_ops = {
@@ -77,6 +94,7 @@ static unsigned long pa_hwp_attempt(struct kunit *test)
 	pa_hwp_in_window = false;
 	pa_hwp_whole = false;
 	pa_hwp_taken = NULL;
+	pa_hwp_nr_others = 0;
 	pa_hwp_block = alloc_pages(GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, PA_HWP_ORDER);
 	KUNIT_ASSERT_NOT_NULL(test, pa_hwp_block);
 	pfn = page_to_pfn(pa_hwp_block) + 1;
@@ -100,6 +118,8 @@ static unsigned long pa_hwp_attempt(struct kunit *test)
 	/* A block that holds the poisoned page stays out of the allocator. */
 	if (pa_hwp_taken && pa_hwp_taken != pa_hwp_block)
 		__free_pages(pa_hwp_taken, PA_HWP_ORDER);
+	while (pa_hwp_nr_others)
+		__free_pages(pa_hwp_others[--pa_hwp_nr_others], PA_HWP_ORDER);
 	return pfn;
 }
 
