@@ -91,8 +91,8 @@ rm -f "${back[@]/#/$dir/}"
 if [[ $nhosts -gt 0 ]]; then
 	say "no host of BOOT_HOSTS ran the boot: running it here"
 	# As many boots here as check.sh runs without hosts, however many
-	# commits it boots at once for them.
-	until slot here "${LOCAL_SLOTS:-4}"; do sleep 1; done
+	# commits it boots at once for them (".here": no host name starts with a dot).
+	until slot .here "${LOCAL_SLOTS:-4}"; do sleep 1; done
 fi
 date +%s.%N >"$dir/started"
 exec timeout -k 5 "$limit" "$@" -kernel "$kernel" -initrd "$dir/initrd" -append "$cmdline" \
