@@ -177,6 +177,11 @@ ok "RUN=kunitt stops boot.sh before anything is built or booted" '
 	must_say "the steps are .*kunit.* roots" && test ! -s make.log && test ! -s qemu.log
 '
 
+ok "tbench on check kernels stops measure.sh before anything is built or booted" '
+	setup && KFLAVOR=check BENCH_STEPS=hackbench,tbench must_fail measure.sh base/1.0-1 &&
+	must_say "tbench needs TCP/IP, which the check kernel leaves out" && test ! -s make.log && test ! -s qemu.log
+'
+
 ok "make rebase ABORT=0 does not abort, ABORT=1 does, ABORT=yes stops make" '
 	make -s -n -C "$T_TOP" rebase ABORT=0 >out && grep -q "rebase.sh *$" out &&
 	make -s -n -C "$T_TOP" rebase ABORT=1 >out && grep -q "rebase.sh --abort$" out &&

@@ -2,13 +2,13 @@
 # The workload profile (boot.sh --profile, the paprof plugin) counts what
 # make step counts, sees a planted allocator regression in every workload,
 # lets make bisect find it, and does not blame the allocator for a
-# slowdown elsewhere.  On check kernels, with small workloads (hackbench
-# and page faults: tbench needs TCP/IP, which the check kernel leaves out,
-# and says so), except the
-# comparison with make step: single-stepping the check kernel's
-# alloc_pages() can run into a context switch (its cond_resched() hands
-# the CPU to the vmstat worker), so that one uses the base's bench kernel,
-# which make bench builds (37 minutes cold, so not here).
+# slowdown elsewhere.  On check kernels, with small workloads: hackbench
+# and page faults (tbench needs TCP/IP, which the check kernel leaves out,
+# and the guest says so), except the comparison with make step:
+# single-stepping the check kernel's alloc_pages() can run into a context
+# switch (its cond_resched() hands the CPU to the vmstat worker), so that
+# one uses the base's bench kernel, which make bench builds (37 minutes
+# cold, so not here).
 # shellcheck disable=SC2016,SC2034,SC2119 # bodies are strings run by eval, as in git's test-lib
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/kernel.sh"

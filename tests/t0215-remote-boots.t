@@ -20,14 +20,19 @@ make_keys() {
 	for h in host-a:127.0.0.4 dead:127.0.0.5 host-b:127.0.0.6; do
 		printf "Host %s\n HostName %s\n Port %s\n User %s\n IdentityFile %s\n StrictHostKeyChecking no\n UserKnownHostsFile /dev/null\n LogLevel ERROR\n" \
 			"${h%%:*}" "${h#*:}" "$port" "$(id -un)" "$PWD/key"
-	done >ssh_config && export BOOT_SSH_CONFIG=$PWD/ssh_config
+	done >ssh_config &&
+	# The same key for destinations that name the address (ssh://USER@ADDR:PORT).
+	printf "Host 127.0.0.*\n IdentityFile %s\n StrictHostKeyChecking no\n UserKnownHostsFile /dev/null\n LogLevel ERROR\n" \
+		"$PWD/key" >>ssh_config && export BOOT_SSH_CONFIG=$PWD/ssh_config
 }
 
 # start_host NAME ADDRESS [VAR=VALUE...]: an sshd for host NAME whose
 # sessions find the stand-in QEMU (logging to remote-qemu-NAME.log) with
-# the given environment; stopped when the test's shell ends.
+# the given environment; stopped when the test's shell ends.  With
+# NO_SFTP=1, an sshd without an sftp server (scp needs one).
 start_host() {
-	local name=$1 addr=$2 pid
+	local name=$1 addr=$2 pid sftp="Subsystem sftp internal-sftp"
+	[[ ${NO_SFTP:-0} != 1 ]] || sftp=''
 	shift 2
 	[[ -f key ]] || make_keys || return 1
 	cat >"sshd_config-$name" <<-CONF
@@ -39,7 +44,7 @@ start_host() {
 		StrictModes no
 		UsePAM no
 		PidFile $PWD/sshd-$name.pid
-		Subsystem sftp internal-sftp
+		$sftp
 		SetEnv PATH=$T_TOP/tests/fake:/usr/bin:/bin FAKE_QEMU_LOG=$PWD/remote-qemu-$name.log $*
 	CONF
 	/usr/sbin/sshd -D -e -f "$PWD/sshd_config-$name" 2>"sshd-$name.log" &
@@ -114,6 +119,14 @@ ok "a host with two slots takes two boots at once; a boot's seconds start with i
 	s=$(date +%s) && BOOT_HOSTS="host-a" boot.sh --force --run stress base/1.0-1 >out4 2>err4 &&
 	wall=$(($(date +%s) - s)) && wait "$b" "$b2" && must_say "booted on host-a" err4 &&
 	jq -e --argjson w "$wall" ".seconds < \$w - 2" "$(tail -n1 out4)/verdict.json"
+'
+
+ok "an ssh:// destination, with and without slots, boots on a host without an sftp server" '
+	fake_check_setup && NO_SFTP=1 start_host host-a 127.0.0.4 && dest="ssh://$(id -un)@127.0.0.4:$port" &&
+	BOOT_HOSTS="$dest/2" boot.sh --run kunit base/1.0-1 >out 2>err && must_say "booted on $dest\$" err &&
+	BOOT_HOSTS="$dest" boot.sh --run stress base/1.0-1 >out2 2>err2 && must_say "booted on $dest\$" err2 &&
+	test "$(grep -c "^qemu$" remote-qemu-host-a.log)" = 2 && test ! -s qemu.log &&
+	jq -e ".verdict == \"pass\"" "$(tail -n1 out2)/verdict.json"
 '
 
 ok "a host without QEMU passes the boot on, as an infrastructure failure" '

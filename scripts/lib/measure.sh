@@ -37,6 +37,9 @@ if [[ ${BENCH_PROFILE:-0} == 1 ]]; then
 	profile_inputs=("$TOP/scripts/lib/profile-figures.sh" "$TOP/qemu/profile/buckets.tsv")
 fi
 rev=${1:?usage: measure.sh REV}
+# Before any boot: the check kernel has no TCP/IP (qemu/config/guest.config).
+[[ $KFLAVOR != check || $rev == debian || ,$steps, != *,tbench,* ]] ||
+	die "BENCH_STEPS=$steps: tbench needs TCP/IP, which the check kernel leaves out; use KFLAVOR=bench, or steps without tbench"
 resolve_kernel "$rev"
 # The results directory belongs to the tree, which outlives a change of
 # config or guest modules: the build's key keeps such a rebuild from being

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Run one boot's QEMU, within LIMIT seconds: here, or with BOOT_HOSTS
-# (ssh destinations with QEMU installed, each HOST or HOST/N for N boots
-# at once, default 1) on a free slot of the first host that has one.
+# (ssh destinations with QEMU installed, each DEST or DEST/N for N boots
+# at once, default 1; DEST is what ssh takes: HOST, USER@HOST or
+# ssh://USER@HOST:PORT) on a free slot of the first host that has one.
 # There the kernel and initramfs travel, and the serial files and QEMU's
-# output come back into DIR as a boot here leaves them.  The exit status
+# output come back into DIR as a boot here leaves them, all through ssh
+# itself (no scp, so the host needs no sftp server).  The exit status
 # is that of QEMU (or of timeout, at the limit).  A host that cannot be
 # reached, has no QEMU, or goes away during the boot says nothing about
 # the kernel: the next host gets the boot, and this machine after all of
@@ -24,23 +26,26 @@ back=(console.log results.txt qemu.out status)
 
 # run_on HOST QEMU-COMMAND...: the boot on HOST; sets status.  Fails when
 # the host could not run it or send the results back.
+# shellcheck disable=SC2029 # the remote paths are quoted here, by printf %q
 run_on() {
-	local h=$1 r cmd f ok=0
+	local h=$1 r rq cmd f ok=0
 	shift
 	rm -f "${back[@]/#/$dir/}"
 	r=$(ssh -n "${ssh_opts[@]}" "$h" 'mktemp -d /tmp/pagealloc-boot.XXXXXX') || return 1
+	rq=$(printf '%q' "$r")
 	# The remote shell reads the command as one string: every word quoted.
-	cmd="cd $(printf '%q' "$r") && timeout -k 5 $(printf '%q' "$limit") $(printf '%q ' "$@")"
+	cmd="cd $rq && timeout -k 5 $(printf '%q' "$limit") $(printf '%q ' "$@")"
 	cmd+="-kernel bzImage -initrd initrd -append $(printf '%q' "$cmdline")"
 	cmd+=" -serial file:console.log -serial file:results.txt </dev/null >qemu.out 2>&1; echo \$? >status"
-	if scp -q "${ssh_opts[@]}" "$kernel" "$h:$r/bzImage" && scp -q "${ssh_opts[@]}" "$dir/initrd" "$h:$r/initrd" &&
+	if ssh "${ssh_opts[@]}" "$h" "cat >$rq/bzImage" <"$kernel" && ssh "${ssh_opts[@]}" "$h" "cat >$rq/initrd" <"$dir/initrd" &&
 		date +%s.%N >"$dir/started" && ssh -n "${ssh_opts[@]}" "$h" "$cmd"; then
 		ok=1
 		for f in "${back[@]}"; do
-			scp -q "${ssh_opts[@]}" "$h:$r/$f" "$dir/$f" 2>/dev/null || [[ $f == results.txt ]] || ok=0
+			ssh -n "${ssh_opts[@]}" "$h" "cat $rq/$f" >"$dir/$f" 2>/dev/null ||
+				{ rm -f "$dir/$f"; [[ $f == results.txt ]]; } || ok=0
 		done
 	fi
-	ssh -n "${ssh_opts[@]}" "$h" "rm -rf $(printf '%q' "$r")" 2>/dev/null || true
+	ssh -n "${ssh_opts[@]}" "$h" "rm -rf $rq" 2>/dev/null || true
 	[[ $ok == 1 && -f $dir/status ]] || return 1
 	status=$(cat "$dir/status")
 	rm -f "$dir/status"
@@ -71,9 +76,10 @@ locks=$WORK/boot-hosts
 while [[ ${#hosts[@]} -gt 0 ]]; do
 	busy=()
 	for h in "${hosts[@]}"; do
-		n=1
-		[[ $h != */* ]] || n=${h##*/} h=${h%/*}
-		[[ $n =~ ^[1-9][0-9]*$ ]] || die "BOOT_HOSTS: '$h/$n': give HOST or HOST/N, N boots at once"
+		# A last "/N" is the slots; ssh://HOST:PORT has a slash of its own.
+		n=1 e=$h
+		[[ ! $h =~ ^(.+)/([0-9]+)$ ]] || h=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
+		[[ $n =~ ^[1-9][0-9]*$ && $h != */ ]] || die "BOOT_HOSTS: '$e': give DEST or DEST/N, N boots at once"
 		if ! slot "$h" "$n"; then
 			busy+=("$h/$n")
 		elif run_on "$h" "$@"; then
