@@ -81,6 +81,15 @@ ok "the build matrix compiles every commit in each config and counts those that 
 	c=$(git -C work/linux rev-parse series) && jq -e ".status == \"ok\"" work/results/$c/matrix/rt.json
 '
 
+ok "the matrix compiles MATRIX_JOBS configs at once, two by default" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" &&
+	FAKE_MAKE_SLOW=1 CHECK_MATRIX=1 check.sh >table 2>&1 && test "$(grep -cE " 2/2 .* pass" table)" = 2 &&
+	must_say "^at once 2$" make.log && : >make.log &&
+	patch_from two "mm: two" "s/return 2/return 3/" &&
+	FAKE_MAKE_SLOW=1 MATRIX_JOBS=1 CHECK_MATRIX=1 check.sh >table 2>&1 && test "$(grep -cE " 2/2 .* pass" table)" = 3 &&
+	must_say "^at once 1$" make.log && ! grep "^at once 2" make.log
+'
+
 # The matrix's two scopes.  Patch "other" adds mm/other.c, which only
 # the rt config builds (mm/Makefile); "two" changes page_alloc.c alone,
 # "three" other.c alone; "hdr" changes a header.  The objects each

@@ -13,7 +13,7 @@
 #   prints "PASSED/CONFIGS" ("-" with no C file to compile), then one line
 #   per failed config; exit 1 if any failed
 . "$(dirname "$0")/lib.sh"
-need_uint JOBS
+need_uint JOBS MATRIX_JOBS
 
 MATRIX=${MATRIX:-$TOP/qemu/matrix}
 MATRIX_SCOPE=${MATRIX_SCOPE:-series}
@@ -74,28 +74,41 @@ builds() { # BUILD_DIR OBJ
 	[[ -z $sym ]] || grep -qE "^$sym=[ym]" "$1/.config"
 }
 
+# base_config NAME: Debian's config that NAME's fragment starts from.
+base_config() {
+	local flavour
+	flavour=$(sed -n 's/^# base-config: *//p' "$MATRIX/$1.config")
+	echo "$CONFIG_DIR/config.amd64_${flavour:-none_amd64}.xz"
+}
+# matrix_key COMMIT NAME OBJECT...: what a compile of those objects of
+# COMMIT in config NAME is made of.
+matrix_key() {
+	local c=$1 name=$2
+	shift 2
+	{ kgit rev-parse "$c^{tree}"; cat "$MATRIX/$name.config" "$(base_config "$name")" "$TOP/scripts/lib/matrix.sh";
+		printf '%s\n' "$@"; } | sha1sum | cut -c1-16
+}
+# done_before COMMIT NAME OBJECT...: that compile is kept from before.
+done_before() {
+	local f
+	f=$(result_dir "$1")/matrix/$2.key
+	[[ -f $f && $(cat "$f") == "$(matrix_key "$@")" ]]
+}
+
 # compile COMMIT NAME OBJECT...: those objects of COMMIT in config NAME,
-# unless done.
+# unless done; COMMIT is checked out, under the build lock.
 compile() {
-	local c=$1 name=$2 frag=$MATRIX/$2.config out flavour basecfg key build log objs o status checker
+	local c=$1 name=$2 frag=$MATRIX/$2.config out basecfg key build log objs o status checker
 	shift 2
 	local objects=("$@")
 	out=$(result_dir "$c")/matrix
-	flavour=$(sed -n 's/^# base-config: *//p' "$frag")
-	basecfg=$CONFIG_DIR/config.amd64_${flavour:-none_amd64}.xz
+	basecfg=$(base_config "$name")
 	[[ -f $basecfg ]] || die "$name: $frag starts from $basecfg, which does not exist"
 	checker=$(sed -n 's/^# checker: *//p' "$frag")
 	[[ -z $checker ]] || command -v "$checker" >/dev/null || die "$name: the checker '$checker' is not installed (make deps)"
-	key=$( { kgit rev-parse "$c^{tree}"; cat "$frag" "$basecfg" "$TOP/scripts/lib/matrix.sh";
-		printf '%s\n' "${objects[@]}"; } | sha1sum | cut -c1-16)
+	key=$(matrix_key "$c" "$name" "${objects[@]}")
 	[[ ! -f $out/$name.key || $(cat "$out/$name.key") != "$key" ]] || return 0
 
-	take_build_lock
-	if [[ $(kgit rev-parse HEAD) != "$c" ]]; then
-		[[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
-			die "$KTREE has uncommitted changes; commit them (then 'make export') or 'git -C $KTREE stash'"
-		kgit checkout -q --detach "$c"
-	fi
 	build=$WORK/build/matrix-$name-$(cat "$frag" "$basecfg" | sha1sum | cut -c1-8)
 	if [[ ! -f $build/.configured ]]; then
 		mkdir -p "$build"
@@ -135,15 +148,44 @@ compile() {
 	echo "$key" >"$out/$name.key"
 }
 
+# compile_all COMMIT OBJECT...: COMMIT in every config, MATRIX_JOBS
+# configs at once: a config compiles one or two objects, one core's
+# work, so one at a time would leave the other cores idle.  COMMIT is
+# checked out once, under the build lock, and only if a config needs it.
+compile_all() {
+	local c=$1 name todo=() failed=0
+	shift
+	for name in "${names[@]}"; do
+		done_before "$c" "$name" "$@" || todo+=("$name")
+	done
+	[[ ${#todo[@]} -gt 0 ]] || return 0
+	take_build_lock
+	if [[ $(kgit rev-parse HEAD) != "$c" ]]; then
+		[[ -z $(kgit status --porcelain --untracked-files=no) ]] ||
+			die "$KTREE has uncommitted changes; commit them (then 'make export') or 'git -C $KTREE stash'"
+		kgit checkout -q --detach "$c"
+	fi
+	for name in "${todo[@]}"; do
+		while [[ $(jobs -pr | wc -l) -ge ${MATRIX_JOBS:-2} ]]; do
+			wait -n || failed=1
+		done
+		compile "$c" "$name" "$@" &
+	done
+	while [[ $(jobs -pr | wc -l) -gt 0 ]]; do
+		wait -n || failed=1
+	done
+	# compile() says what stopped it (a config that does not apply, a
+	# checker not installed); its result files are then missing.
+	[[ $failed == 0 ]] || die "$(short "$c"): the build matrix could not compile every config (see above)"
+}
+
 passed=0
 failures=()
 # The base's warnings are the reference; all of its configs first, so
 # that the tree is checked out twice, not twice per config.
+[[ $commit == "$base" ]] || compile_all "$base" "${objects[@]}"
+compile_all "$commit" "${own[@]}"
 for name in "${names[@]}"; do
-	[[ $commit == "$base" ]] || compile "$base" "$name" "${objects[@]}"
-done
-for name in "${names[@]}"; do
-	compile "$commit" "$name" "${own[@]}"
 	out=$(result_dir "$commit")/matrix
 	why=''
 	if [[ $(jq -r .status "$out/$name.json") != ok ]]; then
