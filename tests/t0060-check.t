@@ -142,6 +142,21 @@ ok "an error in one config of the matrix fails the commit, naming the config" '
 	CHECK_MATRIX=1 must_fail check.sh && must_say "mm: rt .* 1/2 .*failed.*matrix: rt: error: .*planted for rt"
 '
 
+ok "a config without its Debian config stops the matrix before anything compiles, naming it" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && replay.sh >/dev/null 2>&1 &&
+	printf "# base-config: cloud_amd64\n" >matrix/cloud.config &&
+	must_fail matrix.sh base/1.0-1 && must_say "cloud: .*cloud.config starts from .*config.amd64_cloud_amd64.xz, which does not exist" &&
+	! grep "^make mm/" make.log
+'
+
+ok "a config whose compile dies beside the others stops the matrix, naming it" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && replay.sh >/dev/null 2>&1 &&
+	printf "CONFIG_PA_TWICE=y\n# CONFIG_PA_TWICE is not set\n" >matrix/twice.config &&
+	must_fail matrix.sh base/1.0-1 && must_say "twice: the fragment .* does not apply" &&
+	must_say "could not compile twice \(see above\)" && c=$(git -C work/linux rev-parse base/1.0-1) &&
+	test -f work/results/$c/matrix/rt.key && test ! -f work/results/$c/matrix/twice.key
+'
+
 ok "Debian configs of another version than the source are refused, naming both" '
 	setup && DEBIAN_CONFIG_VERSION=0.9-1 must_fail matrix.sh base/1.0-1 &&
 	must_say "configs of 1.0-1.*linux-config-.* here is .0.9-1."

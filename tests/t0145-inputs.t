@@ -182,6 +182,11 @@ ok "tbench on check kernels stops measure.sh before anything is built or booted"
 	must_say "tbench needs TCP/IP, which the check kernel leaves out" && test ! -s make.log && test ! -s qemu.log
 '
 
+ok "MATRIX_JOBS=0 stops the matrix before anything is compiled" '
+	setup && MATRIX_JOBS=0 must_fail matrix.sh base/1.0-1 && must_say "MATRIX_JOBS=0: give the number of configs" &&
+	test ! -s make.log
+'
+
 ok "make rebase ABORT=0 does not abort, ABORT=1 does, ABORT=yes stops make" '
 	make -s -n -C "$T_TOP" rebase ABORT=0 >out && grep -q "rebase.sh *$" out &&
 	make -s -n -C "$T_TOP" rebase ABORT=1 >out && grep -q "rebase.sh --abort$" out &&

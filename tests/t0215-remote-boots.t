@@ -126,7 +126,9 @@ ok "an ssh:// destination, with and without slots, boots on a host without an sf
 	BOOT_HOSTS="$dest/2" boot.sh --run kunit base/1.0-1 >out 2>err && must_say "booted on $dest\$" err &&
 	BOOT_HOSTS="$dest" boot.sh --run stress base/1.0-1 >out2 2>err2 && must_say "booted on $dest\$" err2 &&
 	test "$(grep -c "^qemu$" remote-qemu-host-a.log)" = 2 && test ! -s qemu.log &&
-	jq -e ".verdict == \"pass\"" "$(tail -n1 out2)/verdict.json"
+	jq -e ".verdict == \"pass\"" "$(tail -n1 out2)/verdict.json" &&
+	BOOT_HOSTS="host-a/x" must_fail boot.sh --force --run kunit base/1.0-1 &&
+	must_say "BOOT_HOSTS: .host-a/x.: give DEST or DEST/N"
 '
 
 ok "a host without QEMU passes the boot on, as an infrastructure failure" '

@@ -14,6 +14,8 @@
 #   per failed config; exit 1 if any failed
 . "$(dirname "$0")/lib.sh"
 need_uint JOBS MATRIX_JOBS
+MATRIX_JOBS=${MATRIX_JOBS:-2}
+[[ $MATRIX_JOBS -ge 1 ]] || die "MATRIX_JOBS=0: give the number of configs to compile at once, 1 or more"
 
 MATRIX=${MATRIX:-$TOP/qemu/matrix}
 MATRIX_SCOPE=${MATRIX_SCOPE:-series}
@@ -57,8 +59,25 @@ if [[ ${#own[@]} -eq 0 ]]; then
 fi
 
 use_compiler
+# JOBS are shared by the configs compiling at once.
+jobs_each=$(( (JOBS + MATRIX_JOBS - 1) / MATRIX_JOBS ))
 head_was=$(current_head)
-trap 'restore_head "$head_was"' EXIT
+# The configs' compiles run as background jobs: stopped, make and all,
+# before the tree goes back to where it was, so that none compiles from
+# a tree checked out under it.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" || true); do kill_tree "$c"; done
+	kill "$1" 2>/dev/null || true
+}
+stop_jobs() {
+	local j
+	for j in $(jobs -pr); do kill_tree "$j"; done
+	wait 2>/dev/null || true
+}
+trap 'stop_jobs; restore_head "$head_was"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # Whether the config in BUILD_DIR builds OBJ: kbuild compiles any object
 # it is asked for, and one the config leaves out need not compile (mempolicy.c
@@ -95,19 +114,27 @@ done_before() {
 	[[ -f $f && $(cat "$f") == "$(matrix_key "$@")" ]]
 }
 
-# compile COMMIT NAME OBJECT...: those objects of COMMIT in config NAME,
-# unless done; COMMIT is checked out, under the build lock.
+# usable NAME: config NAME can be compiled here (its Debian config
+# exists, its checker is installed); else stop, naming what is missing.
+usable() {
+	local frag=$MATRIX/$1.config basecfg checker
+	basecfg=$(base_config "$1")
+	[[ -f $basecfg ]] || die "$1: $frag starts from $basecfg, which does not exist"
+	checker=$(sed -n 's/^# checker: *//p' "$frag")
+	[[ -z $checker ]] || command -v "$checker" >/dev/null || die "$1: the checker '$checker' is not installed (make deps)"
+}
+
+# compile COMMIT NAME OBJECT...: those objects of COMMIT in config NAME;
+# COMMIT is checked out, under the build lock.  The key is written last:
+# a compile that died has none.
 compile() {
 	local c=$1 name=$2 frag=$MATRIX/$2.config out basecfg key build log objs o status checker
 	shift 2
 	local objects=("$@")
 	out=$(result_dir "$c")/matrix
 	basecfg=$(base_config "$name")
-	[[ -f $basecfg ]] || die "$name: $frag starts from $basecfg, which does not exist"
 	checker=$(sed -n 's/^# checker: *//p' "$frag")
-	[[ -z $checker ]] || command -v "$checker" >/dev/null || die "$name: the checker '$checker' is not installed (make deps)"
 	key=$(matrix_key "$c" "$name" "${objects[@]}")
-	[[ ! -f $out/$name.key || $(cat "$out/$name.key") != "$key" ]] || return 0
 
 	build=$WORK/build/matrix-$name-$(cat "$frag" "$basecfg" | sha1sum | cut -c1-8)
 	if [[ ! -f $build/.configured ]]; then
@@ -135,7 +162,7 @@ compile() {
 		: >"$log"
 	else
 		say "$(short "$c"): compiling ${objs[*]} with the $name config"
-		make -C "$KTREE" O="$build" CC="$KCC" ${checker:+C=2 CHECK="$checker"} -j"$JOBS" "${objs[@]}" >"$log" 2>&1 || status=failed
+		make -C "$KTREE" O="$build" CC="$KCC" ${checker:+C=2 CHECK="$checker"} -j"$jobs_each" "${objs[@]}" >"$log" 2>&1 || status=failed
 	fi
 	# Without the tree's path and line numbers, so that a line the commit
 	# moves is not a new warning.
@@ -153,9 +180,10 @@ compile() {
 # work, so one at a time would leave the other cores idle.  COMMIT is
 # checked out once, under the build lock, and only if a config needs it.
 compile_all() {
-	local c=$1 name todo=() failed=0
+	local c=$1 name todo=() left=()
 	shift
 	for name in "${names[@]}"; do
+		usable "$name"
 		done_before "$c" "$name" "$@" || todo+=("$name")
 	done
 	[[ ${#todo[@]} -gt 0 ]] || return 0
@@ -166,17 +194,18 @@ compile_all() {
 		kgit checkout -q --detach "$c"
 	fi
 	for name in "${todo[@]}"; do
-		while [[ $(jobs -pr | wc -l) -ge ${MATRIX_JOBS:-2} ]]; do
-			wait -n || failed=1
+		while [[ $(jobs -pr | wc -l) -ge $MATRIX_JOBS ]]; do
+			wait -n || true
 		done
 		compile "$c" "$name" "$@" &
 	done
-	while [[ $(jobs -pr | wc -l) -gt 0 ]]; do
-		wait -n || failed=1
+	wait
+	# A compile that died (a fragment that does not apply, a disk full)
+	# said why and left no key: no result of this commit in that config.
+	for name in "${todo[@]}"; do
+		done_before "$c" "$name" "$@" || left+=("$name")
 	done
-	# compile() says what stopped it (a config that does not apply, a
-	# checker not installed); its result files are then missing.
-	[[ $failed == 0 ]] || die "$(short "$c"): the build matrix could not compile every config (see above)"
+	[[ ${#left[@]} -eq 0 ]] || die "$(short "$c"): the build matrix could not compile ${left[*]} (see above)"
 }
 
 passed=0

@@ -28,7 +28,7 @@ back=(console.log results.txt qemu.out status)
 # the host could not run it or send the results back.
 # shellcheck disable=SC2029 # the remote paths are quoted here, by printf %q
 run_on() {
-	local h=$1 r rq cmd f ok=0
+	local h=$1 r rq cmd f rc ok=0
 	shift
 	rm -f "${back[@]/#/$dir/}"
 	r=$(ssh -n "${ssh_opts[@]}" "$h" 'mktemp -d /tmp/pagealloc-boot.XXXXXX') || return 1
@@ -40,9 +40,15 @@ run_on() {
 	if ssh "${ssh_opts[@]}" "$h" "cat >$rq/bzImage" <"$kernel" && ssh "${ssh_opts[@]}" "$h" "cat >$rq/initrd" <"$dir/initrd" &&
 		date +%s.%N >"$dir/started" && ssh -n "${ssh_opts[@]}" "$h" "$cmd"; then
 		ok=1
+		# Status 7: the file is not there, which only results.txt may be
+		# (a guest that died before writing any); any other failure is
+		# the transfer's, the host's fault.
 		for f in "${back[@]}"; do
-			ssh -n "${ssh_opts[@]}" "$h" "cat $rq/$f" >"$dir/$f" 2>/dev/null ||
-				{ rm -f "$dir/$f"; [[ $f == results.txt ]]; } || ok=0
+			rc=0
+			ssh -n "${ssh_opts[@]}" "$h" "test -e $rq/$f || exit 7; cat $rq/$f" >"$dir/$f" || rc=$?
+			[[ $rc == 0 ]] && continue
+			rm -f "$dir/$f"
+			[[ $rc == 7 && $f == results.txt ]] || ok=0
 		done
 	fi
 	ssh -n "${ssh_opts[@]}" "$h" "rm -rf $rq" 2>/dev/null || true
@@ -79,7 +85,7 @@ while [[ ${#hosts[@]} -gt 0 ]]; do
 		# A last "/N" is the slots; ssh://HOST:PORT has a slash of its own.
 		n=1 e=$h
 		[[ ! $h =~ ^(.+)/([0-9]+)$ ]] || h=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
-		[[ $n =~ ^[1-9][0-9]*$ && $h != */ ]] || die "BOOT_HOSTS: '$e': give DEST or DEST/N, N boots at once"
+		[[ $n =~ ^[1-9][0-9]*$ && ${h#ssh://} != */* ]] || die "BOOT_HOSTS: '$e': give DEST or DEST/N, N boots at once"
 		if ! slot "$h" "$n"; then
 			busy+=("$h/$n")
 		elif run_on "$h" "$@"; then
