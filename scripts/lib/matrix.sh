@@ -99,6 +99,8 @@ base_config() {
 	flavour=$(sed -n 's/^# base-config: *//p' "$MATRIX/$1.config")
 	echo "$CONFIG_DIR/config.amd64_${flavour:-none_amd64}.xz"
 }
+# checker_of NAME: the checker NAME's fragment asks for, if any.
+checker_of() { sed -n 's/^# checker: *//p' "$MATRIX/$1.config"; }
 # matrix_key COMMIT NAME OBJECT...: what a compile of those objects of
 # COMMIT in config NAME is made of.
 matrix_key() {
@@ -120,7 +122,7 @@ usable() {
 	local frag=$MATRIX/$1.config basecfg checker
 	basecfg=$(base_config "$1")
 	[[ -f $basecfg ]] || die "$1: $frag starts from $basecfg, which does not exist"
-	checker=$(sed -n 's/^# checker: *//p' "$frag")
+	checker=$(checker_of "$1")
 	[[ -z $checker ]] || command -v "$checker" >/dev/null || die "$1: the checker '$checker' is not installed (make deps)"
 }
 
@@ -133,7 +135,7 @@ compile() {
 	local objects=("$@")
 	out=$(result_dir "$c")/matrix
 	basecfg=$(base_config "$name")
-	checker=$(sed -n 's/^# checker: *//p' "$frag")
+	checker=$(checker_of "$name")
 	key=$(matrix_key "$c" "$name" "${objects[@]}")
 
 	build=$WORK/build/matrix-$name-$(cat "$frag" "$basecfg" | sha1sum | cut -c1-8)
