@@ -14,10 +14,13 @@ resolve_revs commits "$@"
 # it builds with no new warning, in the check config and in each config
 # of the build matrix for the C files it changes (all of the series' when
 # it changes a header), it boots, and it passes its KUnit and stress
-# cases with and without debug_pagealloc, the roots and hwpoison suites,
-# and the kernel's own tests but test_free_pages (92 s a boot under TCG,
-# a third of the whole).  CHECK_FULL=1 adds test_free_pages and compiles
-# every C file of the series at every commit in every config.
+# cases with and without debug_pagealloc.  The slower suites, the
+# kernel's own tests, roots and hwpoison, run on the first and the last
+# commit checked (the base and the tip): a regression that reaches the
+# tip is seen there, and make bisect finds its commit with the same
+# boot.  CHECK_FULL=1 runs every boot on every commit, test_free_pages
+# (92 s a boot under TCG) included, and compiles every C file of the
+# series at every commit in every config.
 need_bool CHECK_FULL
 CHECK_FULL=${CHECK_FULL:-0}
 if [[ $CHECK_FULL == 1 ]]; then
@@ -27,13 +30,20 @@ else
 fi
 export MATRIX_SCOPE=${MATRIX_SCOPE:-$scope}
 
-# The boots every commit gets: KUnit (the stress suite included) and the
-# kernel's own tests on the functional machine, KUnit again with page
-# poisoning and debug_pagealloc to catch use-after-free, the roots suite
-# in an 18 GiB guest (memory under a second mem_section root), and the
-# hwpoison suite in a boot of its own (it leaves a poisoned page behind).
-boots=("kunit,stress,intree|$plain_append" "kunit,stress|debug_pagealloc=on page_poison=1" "roots|" "hwpoison|")
-[[ -z ${CHECK_BOOTS:-} ]] || mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
+# The boots: KUnit (the stress suite included) on the functional machine,
+# KUnit again with page poisoning and debug_pagealloc to catch
+# use-after-free; at the ends (every commit with CHECK_FULL=1) the
+# kernel's own tests in the first boot, the roots suite in an 18 GiB
+# guest (memory under a second mem_section root), and the hwpoison suite
+# in a boot of its own (it leaves a poisoned page behind).
+debug_boot="kunit,stress|debug_pagealloc=on page_poison=1"
+boots=("kunit,stress|" "$debug_boot")
+end_boots=("kunit,stress,intree|$plain_append" "$debug_boot" "roots|" "hwpoison|")
+[[ $CHECK_FULL == 0 ]] || boots=("${end_boots[@]}")
+if [[ -n ${CHECK_BOOTS:-} ]]; then
+	mapfile -t boots < <(tr ';' '\n' <<<"$CHECK_BOOTS")
+	end_boots=("${boots[@]}")
+fi
 
 # The build matrix (matrix.sh) compiles each commit in Debian's configs
 # too; CHECK_MATRIX=0 leaves it out, for a quick look at boots alone.
@@ -71,14 +81,16 @@ write_row() {
 boot_and_write_row() {
 	local b run append dir vj v k=0 p=0 f=0 s=0 ipass=0 ifail=0 iskip=0 dirs
 	dirs=$(mktemp -d -p "$rowdir")
-	for b in "${boots[@]}"; do
+	local these=("${boots[@]}")
+	[[ $1 != 1 && $1 != "$total" ]] || these=("${end_boots[@]}")
+	for b in "${these[@]}"; do
 		k=$((k + 1)) run=${b%%|*} append=${b#*|}
 		progress "$1" "$total" "boot $(short "$c") run=$run${append:+ $append}"
 		{ "$TOP/scripts/boot.sh" --run "$run" --append "$append" "$c" >"$dirs/$k" || true; } &
 	done
 	wait
-	boot_s='' k=0
-	for b in "${boots[@]}"; do
+	boot_s='' k=0 intree=-
+	for b in "${these[@]}"; do
 		k=$((k + 1)) append=${b#*|}
 		dir=$(cat "$dirs/$k")
 		vj=$dir/verdict.json
@@ -91,11 +103,14 @@ boot_and_write_row() {
 		p=$((p + $(jq .tests.pass "$vj"))) f=$((f + $(jq .tests.fail "$vj"))) s=$((s + $(jq .tests.skip "$vj")))
 		ipass=$((ipass + $(jq '.intree.pass // 0' "$vj"))) ifail=$((ifail + $(jq '.intree.fail // 0' "$vj")))
 		iskip=$((iskip + $(jq '.intree.skip // 0' "$vj")))
+		[[ ,${b%%|*}, != *,intree,* ]] || intree=ran
 		if [[ $v != pass && $verdict == pass ]]; then
 			verdict=$v why="run=${b%%|*}${append:+ $append}: $(jq -r .reason "$vj")"
 		fi
 	done
-	tests="$p/$f/$s" intree="$ipass/$ifail/$iskip" boot_s=${boot_s:--}
+	# A row whose boots ran none of the kernel's own tests says "-" there.
+	[[ $intree == - ]] || intree="$ipass/$ifail/$iskip"
+	tests="$p/$f/$s" boot_s=${boot_s:--}
 	write_row "$1"
 }
 

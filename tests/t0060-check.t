@@ -13,7 +13,7 @@ ok "check builds and boots the base and every commit and prints one row each" '
 	check.sh >table 2>progress &&
 	must_say "^commit +subject" table && test "$(grep -cE "^[0-9a-f]{12} .* pass" table)" = 3 &&
 	must_say "^\[3/3\] boot [0-9a-f]{12} run=kunit" progress &&
-	must_say "mm: two .* 2/0/0 +0/0/0 +pass" table
+	must_say "mm: two .* 2/0/0 +- +pass" table
 '
 
 ok "a rerun with nothing changed builds and boots nothing" '
@@ -130,6 +130,26 @@ ok "the default plain boot leaves test_free_pages out, CHECK_FULL=1 keeps it" '
 	CHECK_FULL=1 check.sh >/dev/null 2>&1 &&
 	grep -L "pa.intree_skip" $(grep -l "pa.run=kunit,stress,intree" work/results/$c/boot-*/cmdline) | grep -q . &&
 	CHECK_FULL=yes must_fail check.sh && must_say "CHECK_FULL=yes: give CHECK_FULL=1 or CHECK_FULL=0"
+'
+
+# Which boots a commit gets: the run of each boot, one line a commit, in
+# the order of the series (the base first).
+runs_of() { # SUBJECT...
+	local c s
+	for s in "$@"; do
+		c=$(git -C work/linux log --format=%H --grep="^$s\$" series) &&
+		grep -ho "pa\.run=[^ ]*" "work/results/$c"/boot-*/cmdline | sort | paste -sd" " -
+	done
+}
+ok "by default the middle commits boot KUnit with and without debug_pagealloc, the ends every suite; CHECK_FULL=1 every suite on each" '
+	setup && patch_from one "mm: one" "s/return 1/return 2/" && patch_from two "mm: two" "s/return 2/return 3/" &&
+	unset CHECK_BOOTS && check.sh >table 2>/dev/null && cat table &&
+	ends="pa.run=hwpoison pa.run=kunit,stress pa.run=kunit,stress,intree pa.run=roots" &&
+	test "$(runs_of "mm: one")" = "pa.run=kunit,stress pa.run=kunit,stress" &&
+	test "$(runs_of "mm: two")" = "$ends" &&
+	must_say "mm: one .* [0-9]+/0/0 +- +pass" table && must_say "mm: two .* [0-9]+/0/0 +0/0/0 +pass" table &&
+	CHECK_FULL=1 check.sh >/dev/null 2>&1 &&
+	test "$(runs_of "mm: one" | tr " " "\n" | sort -u | paste -sd" " -)" = "$ends"
 '
 
 ok "a warning in one config of the matrix fails the commit, naming the config and the warning" '
