@@ -350,13 +350,18 @@ ok "a series directory names its branch in its file branch: replay moves that on
 	echo "bad/name" >other/branch && must_fail replay.sh && must_say "BRANCH=bad/name"
 '
 
-ok "line-status.sh tells each patch carried, upstream with its commit, or not carried yet" '
-	setup && echo base/1.0 >series/base && mkdir -p next/dropped && echo base/2.0 >next/base &&
-	printf "# two is carried\ntwo\n# one: not carried yet\n" >next/series.txt &&
+ok "line-status.sh tells each patch carried, ported, upstream with its commit, or not carried yet" '
+	setup && echo base/1.0 >series/base && mkdir -p next/dropped next/patches && echo base/2.0 >next/base &&
+	printf "# two is carried\ntwo\nfour\n# one: not carried yet\n" >next/series.txt &&
 	printf "s\n\nUpstream-commit: 0123456789ab (\"x\")\n" >next/dropped/three.msg &&
+	patch_from four "mm: four" mm/page_alloc.c "s/return 2/return 4/" &&
+	sed "s/^@@ -\([0-9]*\)/@@ -9\1/; s/^index .*/index 1..2/" series/patches/two.diff >next/patches/two.diff &&
+	! cmp -s series/patches/two.diff next/patches/two.diff &&
+	sed "s/return 4/return 5/" series/patches/four.diff >next/patches/four.diff &&
 	line-status.sh next >table && cat table &&
-	must_say "^| 1 | one | carried | not carried yet |$" table && must_say "^| 2 | two | carried | carried |$" table &&
-	must_say "^| 3 | three | carried | upstream, 0123456789ab |$" table && must_say "^| # | patch | 1.0 | 2.0 |$" table
+	must_say "^\\| 1 \\| one \\| carried \\| not carried yet \\|$" table && must_say "^\\| 2 \\| two \\| carried \\| carried \\|$" table &&
+	must_say "^\\| 3 \\| three \\| carried \\| upstream, 0123456789ab \\|$" table && must_say "^\\| # \\| patch \\| 1.0 \\| 2.0 \\|$" table &&
+	must_say "^\\| 4 \\| four \\| carried \\| ported \\|$" table
 '
 
 ok "a branch made by hand exports into a new series directory, which replays to the same tree" '
