@@ -76,7 +76,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rows")
     ap.add_argument("--cold", type=float, help="the base's cold build, seconds")
-    ap.add_argument("--matrix", type=float, default=90.0, help="build matrix, seconds a commit")
+    ap.add_argument("--matrix", type=float, default=39.0, help="build matrix, seconds a commit")
     ap.add_argument("--hosts", default="1,2,4,8,16")
     a = ap.parse_args()
     rows = read_rows(a.rows)
