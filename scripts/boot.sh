@@ -125,8 +125,8 @@ functional)
 	# all the kernel sees: two sockets, or the guest boots with one CPU.
 	# shellcheck disable=SC2054
 	qemu+=(-smp 2,sockets=2,cores=1)
-	# Under TCG the same CPU model as the deterministic machine's (below).
-	if kvm_works; then qemu+=(-enable-kvm -cpu host); else qemu+=(-cpu "${GUEST_CPU:-max}"); fi ;;
+	# Under TCG, guest_cpu (lib.sh) says which model and why.
+	if kvm_works; then qemu+=(-enable-kvm -cpu host); else qemu+=(-cpu "$(guest_cpu functional)"); fi ;;
 deterministic)
 	# shellcheck disable=SC2054
 	qemu+=(-smp 1 -icount shift=0,sleep=off -rtc base=2020-01-01T00:00:00,clock=vm)
@@ -140,7 +140,7 @@ deterministic)
 	# (seen: a bogus single-step #DB right after SLUB's cmpxchg_double in
 	# an unpatched kernel).  Without cx16 SLUB takes its locked path instead,
 	# the same for every kernel compared.
-	qemu+=(-cpu "${GUEST_CPU:-max,-cx16}")
+	qemu+=(-cpu "$(guest_cpu deterministic)")
 	# Calibrating the local APIC timer spins for 100 ms of guest time on
 	# PIT ticks, which under icount costs ~35 s of host time; with one CPU
 	# the PIT serves as the clock event device instead (boot: ~4 s).

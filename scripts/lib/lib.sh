@@ -236,6 +236,21 @@ measure_contend() {
 		"$TOP/scripts/lib/measure.sh" "$1"
 }
 
+# The QEMU CPU model of a TCG guest in MODE, unless GUEST_CPU names one.
+# Deterministic: 'max' without cx16 (boot.sh says why); its instruction
+# counts include the ERMS clear_page() a current machine runs.
+# Functional: 'max' without ERMS.  TCG runs rep stosb one byte an
+# iteration, so with ERMS the clear_page() of init_on_alloc (Debian's
+# default) takes half of a KUnit and stress boot (40 s; 18 s with the
+# rep stosq variant).  The string routines are arch code the allocator
+# calls, not code the series changes.
+guest_cpu() {
+	case $1 in
+	deterministic) echo "${GUEST_CPU:-max,-cx16}" ;;
+	*) echo "${GUEST_CPU:-max,-erms}" ;;
+	esac
+}
+
 # Print a progress line that says how far along a long loop is.
 progress() { printf '[%s/%s] %s\n' "$1" "$2" "$3" >&2; }
 

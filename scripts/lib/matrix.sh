@@ -164,15 +164,18 @@ compile() {
 		: >"$log"
 	else
 		say "$(short "$c"): compiling ${objs[*]} with the $name config"
-		make -C "$KTREE" O="$build" CC="$KCC" ${checker:+C=2 CHECK="$checker"} -j"$jobs_each" "${objs[@]}" >"$log" 2>&1 || status=failed
+		# Without debug info (-g0 after Debian's -g): it changes neither
+		# the code nor a warning, and it is 40% of a compile here
+		# (page_alloc.o in Debian's config: 19.1 s, 10.6 s with -g0).
+		make -C "$KTREE" O="$build" CC="$KCC" KCFLAGS=-g0 ${checker:+C=2 CHECK="$checker"} -j"$jobs_each" "${objs[@]}" >"$log" 2>&1 || status=failed
 	fi
 	# Without the tree's path and line numbers, so that a line the commit
 	# moves is not a new warning.
 	# (The tree's path is data: perl takes it from the environment, quoted.)
 	grep -E ': (warning|error):' "$log" | PA_TREE=$KTREE/ perl -pe 's/\Q$ENV{PA_TREE}\E//; s/:[0-9]+:[0-9]+:/:/' |
 		sort -u >"$out/$name.warnings" || true
-	jq -n --arg config "$name" --arg status "$status" --arg from "$(basename "$basecfg" .xz)" \
-		--args '{config: $config, from: $from, status: $status, objects: $ARGS.positional}' \
+	jq -n --arg config "$name" --arg status "$status" --arg from "$(basename "$basecfg" .xz)" --arg build "$build" \
+		--args '{config: $config, from: $from, build: $build, status: $status, objects: $ARGS.positional}' \
 		"${objs[@]}" >"$out/$name.json"
 	echo "$key" >"$out/$name.key"
 }
