@@ -33,7 +33,7 @@ bench=${STEP_BENCH:-orders=0+batches=0+loops=1000000}
 # The guest's init is part of the request too: its image's name is its key.
 initrd=$("$TOP/qemu/mkinitramfs.sh") || die "could not make the guest's initramfs"
 key=$( { cat "$K_DIR/build.key" "$0" "$TOP/scripts/boot.sh" "$TOP/scripts/lib/step.py";
-	echo "${initrd##*/} $funcs ${STEP_SKIP:-} $bench ${GUEST_CPU:-} ${STEP_APPEND:-}"; env | grep '^STEP_COND_' | sort || true; } | sha1sum | cut -c1-16)
+	echo "${initrd##*/} $funcs ${STEP_SKIP:-} $bench $(guest_cpu deterministic) ${STEP_APPEND:-}"; env | grep '^STEP_COND_' | sort || true; } | sha1sum | cut -c1-16)
 keyfile=$out/steps.key
 [[ -z ${STEP_FUNCS:-} ]] || keyfile=$out/steps-${funcs// /+}.key
 if [[ -f $keyfile && $(cat "$keyfile") == "$key" ]]; then

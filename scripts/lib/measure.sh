@@ -45,12 +45,7 @@ resolve_kernel "$rev"
 # config or guest modules: the build's key keeps such a rebuild from being
 # served the old kernel's figures.
 # The machine (CPU model, guest init) is part of what was measured.
-# The functional machine's model is in it by name; a deterministic set
-# names only a GUEST_CPU given (the key it had before the default moved
-# to guest_cpu).
-cpu=${GUEST_CPU:-}
-[[ $mode != functional ]] || cpu=$(guest_cpu functional)
-set_key=$( { echo "$K $mode $steps $append $args $pad_char $cpu ${profile[*]}"; cat "$K_DIR/build.key" \
+set_key=$( { echo "$K $mode $steps $append $args $pad_char $(guest_cpu "$mode") ${profile[*]}"; cat "$K_DIR/build.key" \
 	"$TOP/scripts/boot.sh" "$TOP/qemu/guest/init" "${profile_inputs[@]}"; } |
 	sha1sum | cut -c1-8)
 out=$K_DIR/bench-$set_key.json
